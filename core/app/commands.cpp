@@ -1,0 +1,123 @@
+#include "core/app/commands.hpp"
+
+#include <omp.h>
+
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+
+#include "core/common/error.hpp"
+#include "core/common/log.hpp"
+#include "core/common/version.hpp"
+#include "core/common/text.hpp"
+#include "core/exec/cuda_runtime.hpp"
+#include "core/sim/case_schema.hpp"
+#include "core/sim/simulation.hpp"
+
+namespace hemo::app {
+
+namespace {
+
+/// Runs `body`, mapping each kind of failure to its exit code and recording it.
+template <class Body>
+int guarded(RunSummary& summary, Body&& body) {
+  try {
+    body();
+    summary.status = "ok";
+    summary.exit_code = int(ExitCode::ok);
+  } catch (const InputError& e) {
+    log::error(e.what());
+    summary.status = std::string("bad input: ") + e.what();
+    summary.exit_code = int(ExitCode::bad_input);
+  } catch (const DivergenceError& e) {
+    log::error(e.what());
+    summary.status = std::string("diverged: ") + e.what();
+    summary.failed_step = e.step();
+    summary.failed_node = e.node();
+    summary.exit_code = int(ExitCode::diverged);
+  } catch (const std::exception& e) {
+    log::error(e.what());
+    summary.status = std::string("error: ") + e.what();
+    summary.exit_code = int(ExitCode::failure);
+  }
+  return summary.exit_code;
+}
+
+}  // namespace
+
+int command_run(const CommandLine& cl) {
+  RunSummary summary;
+  std::string output_dir = cl.run.output_dir;
+  const int code = guarded(summary, [&] {
+    if (!std::filesystem::exists(cl.run.case_path))
+      throw InputError(str("cannot open case file '", cl.run.case_path, "': no such file"));
+    Simulation sim(cl.run, summary);
+    output_dir = summary.output_dir;
+    sim.run();
+  });
+  // summary.json is written whenever the run got far enough to know its output folder,
+  // failures included, so scripts always find a status.
+  if (!output_dir.empty()) {
+    try {
+      write_summary(summary, output_dir);
+    } catch (const std::exception& e) {
+      log::error(str("could not write summary.json: ", e.what()));
+      return code == 0 ? int(ExitCode::failure) : code;
+    }
+  }
+  return code;
+}
+
+int command_check(const CommandLine& cl) {
+  RunSummary summary;
+  return guarded(summary, [&] {
+    if (!std::filesystem::exists(cl.run.case_path))
+      throw InputError(str("cannot open case file '", cl.run.case_path, "': no such file"));
+    Simulation sim(cl.run, summary, Simulation::Stop::after_mesh);
+    const double bytes_per_node = (summary.precision == "fp32" ? 4.0 : 8.0) * (2 * 19 + 4) + 4.0 * 18;
+    std::printf("%s: ok (%llu fluid nodes, %lld steps, tau %.4g, Mach %.3g, Reynolds %.4g; about %s of fields)\n",
+                cl.run.case_path.c_str(), static_cast<unsigned long long>(summary.fluid_nodes),
+                static_cast<long long>(summary.steps_requested), summary.tau, summary.mach, summary.reynolds,
+                fmt_bytes(bytes_per_node * double(summary.fluid_nodes)).c_str());
+  });
+}
+
+int command_info(const CommandLine& cl) {
+  PluginLoader loader = cl.run.loader;
+  const auto plugins = loader.discover();
+  if (cl.keys) {
+    config::Schema schema;
+    declare_core_schema(schema);
+    for (const PluginListing& l : plugins) {
+      if (!l.error.empty()) continue;
+      loader.load(l.name).descriptor->declare_config(schema);
+    }
+    std::fputs((cl.markdown ? schema.describe_markdown() : schema.describe_text()).c_str(), stdout);
+    return 0;
+  }
+  std::printf("hemoflow %s (commit %s, %s build)\n", hemo::version(), hemo::commit(), hemo::build_type());
+  std::printf("\nbackends:\n  cpu   OpenMP, %d thread(s) (OMP_NUM_THREADS)\n", omp_get_max_threads());
+  if (!exec::cuda_built()) {
+    std::printf("  cuda  not built (configure with -DHEMO_CUDA=ON on a machine with nvcc)\n");
+  } else {
+    const auto devices = exec::cuda::devices();
+    std::printf("  cuda  built; %zu device(s) visible\n", devices.size());
+    for (const auto& d : devices)
+      std::printf("        [%d] %s, sm_%d%d, %d SMs, %s\n", d.index, d.name.c_str(), d.sm_major, d.sm_minor,
+                  d.multiprocessors, fmt_bytes(double(d.memory_bytes)).c_str());
+  }
+  std::printf("\nplugins:\n");
+  if (plugins.empty()) std::printf("  none found\n");
+  for (const PluginListing& l : plugins) {
+    if (l.error.empty())
+      std::printf("  %-12s %-10s %-8s %s\n  %-12s %s\n", l.name.c_str(), l.kind.c_str(), l.version.c_str(),
+                  l.summary.c_str(), "", l.file.c_str());
+    else
+      std::printf("  %-12s BROKEN: %s\n", l.name.c_str(), l.error.c_str());
+  }
+  std::printf("\nplugin search path (first match wins):\n");
+  for (const auto& d : loader.search_dirs()) std::printf("  %s\n", d.c_str());
+  return 0;
+}
+
+}  // namespace hemo::app

@@ -1,0 +1,34 @@
+// The `hemoflow` command. See cli.cpp for the options and exit codes.
+#include <cstdio>
+#include <exception>
+
+#include "core/app/cli.hpp"
+#include "core/app/commands.hpp"
+#include "core/common/error.hpp"
+#include "core/common/log.hpp"
+#include "core/common/version.hpp"
+
+int main(int argc, char** argv) {
+  using namespace hemo;
+  try {
+    const app::CommandLine cl = app::parse_command_line(argc, argv);
+    if (cl.quiet) log::set_level(log::Level::warn);
+    if (cl.command == "help") {
+      std::fputs(app::usage_text(), stdout);
+      return 0;
+    }
+    if (cl.command == "version") {
+      std::printf("hemoflow %s (commit %s)\n", hemo::version(), hemo::commit());
+      return 0;
+    }
+    if (cl.command == "run") return app::command_run(cl);
+    if (cl.command == "check") return app::command_check(cl);
+    return app::command_info(cl);
+  } catch (const app::UsageError& e) {
+    std::fprintf(stderr, "error: %s\n\n%s", e.what(), app::usage_text());
+    return int(ExitCode::bad_input);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return int(ExitCode::failure);
+  }
+}

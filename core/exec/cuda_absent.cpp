@@ -1,0 +1,30 @@
+// core/exec/cuda_runtime.hpp for a build without CUDA: no devices; any attempt to use
+// one is an error that says how to get a CUDA build.
+#include <stdexcept>
+
+#include "core/exec/cuda_runtime.hpp"
+
+namespace hemo::exec::cuda {
+namespace {
+[[noreturn]] void absent() {
+  throw std::runtime_error(
+      "this hemoflow was built without CUDA; rebuild with -DHEMO_CUDA=ON on a machine with nvcc");
+}
+}  // namespace
+
+int device_count() { return 0; }
+std::vector<DeviceInfo> devices() { return {}; }
+void select_device(int) { absent(); }
+int current_device() { return -1; }
+void memory_info(std::size_t& f, std::size_t& t) { f = t = 0; }
+void* allocate(std::size_t) { absent(); }
+void release(void*) noexcept {}
+void copy_to_device(void*, const void*, std::size_t) { absent(); }
+void copy_to_host(void*, const void*, std::size_t) { absent(); }
+void copy_on_device(void*, const void*, std::size_t) { absent(); }
+void fill_zero(void*, std::size_t) { absent(); }
+void synchronize(const char*) {}
+void* allocate_pinned(std::size_t) { absent(); }
+void release_pinned(void*) noexcept {}
+
+}  // namespace hemo::exec::cuda

@@ -1,0 +1,89 @@
+// CUDA implementation of core/exec/cuda_runtime.hpp.
+#include <cuda_runtime.h>
+
+#include "core/exec/cuda_check.cuh"
+#include "core/exec/cuda_runtime.hpp"
+
+namespace hemo::exec::cuda {
+
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no device / no driver" error
+    return 0;
+  }
+  return n;
+}
+
+std::vector<DeviceInfo> devices() {
+  std::vector<DeviceInfo> out;
+  const int n = device_count();
+  for (int i = 0; i < n; ++i) {
+    cudaDeviceProp p{};
+    HEMO_CUDA_CHECK(cudaGetDeviceProperties(&p, i));
+    DeviceInfo d;
+    d.index = i;
+    d.name = p.name;
+    d.sm_major = p.major;
+    d.sm_minor = p.minor;
+    d.multiprocessors = p.multiProcessorCount;
+    d.memory_bytes = p.totalGlobalMem;
+    int clock_khz = 0, bus_bits = 0;
+    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, i);
+    cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, i);
+    d.memory_clock_khz = clock_khz;
+    d.memory_bus_bits = bus_bits;
+    out.push_back(d);
+  }
+  return out;
+}
+
+void select_device(int index) { HEMO_CUDA_CHECK(cudaSetDevice(index)); }
+
+int current_device() {
+  int d = -1;
+  HEMO_CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+
+void memory_info(std::size_t& free_bytes, std::size_t& total_bytes) {
+  HEMO_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+}
+
+void* allocate(std::size_t bytes) {
+  void* p = nullptr;
+  const cudaError_t err = cudaMalloc(&p, bytes);
+  if (err != cudaSuccess) {
+    std::size_t free_b = 0, total_b = 0;
+    cudaGetLastError();
+    cudaMemGetInfo(&free_b, &total_b);
+    throw std::runtime_error("CUDA out of memory: cudaMalloc of " + std::to_string(bytes) + " bytes failed (" +
+                             cudaGetErrorString(err) + "); " + std::to_string(free_b) + " of " +
+                             std::to_string(total_b) + " bytes free on the device");
+  }
+  return p;
+}
+
+void release(void* ptr) noexcept { cudaFree(ptr); }
+
+void copy_to_device(void* dst, const void* src, std::size_t bytes) {
+  HEMO_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+}
+void copy_to_host(void* dst, const void* src, std::size_t bytes) {
+  HEMO_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
+void copy_on_device(void* dst, const void* src, std::size_t bytes) {
+  HEMO_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+}
+void fill_zero(void* dst, std::size_t bytes) { HEMO_CUDA_CHECK(cudaMemset(dst, 0, bytes)); }
+
+void synchronize(const char* what) { check_cuda(cudaDeviceSynchronize(), what); }
+
+void* allocate_pinned(std::size_t bytes) {
+  void* p = nullptr;
+  HEMO_CUDA_CHECK(cudaMallocHost(&p, bytes));
+  return p;
+}
+void release_pinned(void* ptr) noexcept { cudaFreeHost(ptr); }
+
+}  // namespace hemo::exec::cuda

@@ -1,0 +1,43 @@
+#pragma once
+// The CUDA runtime as the rest of hemoflow sees it: plain functions with no CUDA headers,
+// so host code (and TOML++/HDF5/Boost users) never includes cuda_runtime.h. Defined in
+// cuda_runtime.cu when the CUDA backend is built, and in cuda_absent.cpp otherwise, where
+// every call throws "built without CUDA".
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace hemo::exec::cuda {
+
+struct DeviceInfo {
+  int index = -1;
+  std::string name;
+  int sm_major = 0, sm_minor = 0;
+  int multiprocessors = 0;
+  std::size_t memory_bytes = 0;
+  double memory_clock_khz = 0.0;
+  int memory_bus_bits = 0;
+};
+
+/// Number of visible CUDA devices; 0 where none (or where the driver is missing).
+int device_count();
+std::vector<DeviceInfo> devices();
+/// Makes `index` the current device of this process (one device per rank).
+void select_device(int index);
+int current_device();
+/// Bytes free and total on the current device.
+void memory_info(std::size_t& free_bytes, std::size_t& total_bytes);
+
+void* allocate(std::size_t bytes);
+void release(void* ptr) noexcept;
+void copy_to_device(void* dst, const void* src, std::size_t bytes);
+void copy_to_host(void* dst, const void* src, std::size_t bytes);
+void copy_on_device(void* dst, const void* src, std::size_t bytes);
+void fill_zero(void* dst, std::size_t bytes);
+void synchronize(const char* what);
+
+/// Pinned host memory, for transfers that overlap with kernels.
+void* allocate_pinned(std::size_t bytes);
+void release_pinned(void* ptr) noexcept;
+
+}  // namespace hemo::exec::cuda

@@ -1,0 +1,94 @@
+#pragma once
+// DeviceArray<T>: a contiguous array that lives in the memory of one execution space
+// (host RAM, 64-byte aligned; or CUDA device memory). Move-only; copies between spaces
+// are explicit.
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "core/exec/cuda_runtime.hpp"
+#include "core/exec/space.hpp"
+
+namespace hemo::exec {
+
+template <class T>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  DeviceArray(Space space, std::size_t count) : space_(space), size_(count) {
+    if (count == 0) return;
+    const std::size_t bytes = count * sizeof(T);
+    if (space == Space::host) {
+      data_ = static_cast<T*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+      if (!data_) throw std::bad_alloc();
+    } else {
+      data_ = static_cast<T*>(cuda::allocate(bytes));
+    }
+  }
+  ~DeviceArray() { reset(); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  DeviceArray(DeviceArray&& o) noexcept { swap(o); }
+  DeviceArray& operator=(DeviceArray&& o) noexcept {
+    if (this != &o) {
+      reset();
+      swap(o);
+    }
+    return *this;
+  }
+  void swap(DeviceArray& o) noexcept {
+    std::swap(space_, o.space_);
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+  }
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  std::size_t bytes() const { return size_ * sizeof(T); }
+  Space space() const { return space_; }
+  bool empty() const { return size_ == 0; }
+
+  /// Sets every byte to zero.
+  void zero() {
+    if (!data_) return;
+    if (space_ == Space::host) std::memset(data_, 0, bytes());
+    else cuda::fill_zero(data_, bytes());
+  }
+  /// Copies `count` elements from host memory into this array.
+  void upload(const T* src, std::size_t count) {
+    if (count > size_) throw std::length_error("DeviceArray::upload: source larger than array");
+    if (space_ == Space::host) std::memcpy(data_, src, count * sizeof(T));
+    else cuda::copy_to_device(data_, src, count * sizeof(T));
+  }
+  void upload(const std::vector<T>& src) { upload(src.data(), src.size()); }
+  /// Copies the whole array into host memory at dst (size() elements).
+  void download(T* dst) const {
+    if (space_ == Space::host) std::memcpy(dst, data_, bytes());
+    else cuda::copy_to_host(dst, data_, bytes());
+  }
+  std::vector<T> to_host() const {
+    std::vector<T> out(size_);
+    if (size_) download(out.data());
+    return out;
+  }
+
+ private:
+  void reset() noexcept {
+    if (data_) {
+      if (space_ == Space::host) std::free(data_);
+      else cuda::release(data_);
+    }
+    data_ = nullptr;
+    size_ = 0;
+  }
+  Space space_ = Space::host;
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace hemo::exec

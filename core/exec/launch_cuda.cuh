@@ -1,0 +1,30 @@
+#pragma once
+// CUDA backend of exec::for_each: one thread per node, the functor passed by value as
+// a kernel parameter. Include only from .cu files.
+#include <cuda_runtime.h>
+
+#include "core/exec/cuda_check.cuh"
+#include "core/exec/for_each.hpp"
+
+namespace hemo::exec {
+
+inline constexpr int default_block_size = 256;
+
+template <class Kernel>
+__global__ void __launch_bounds__(default_block_size) for_each_kernel(Kernel kernel, std::uint32_t begin, std::uint32_t end) {
+  const std::uint32_t n = begin + blockIdx.x * blockDim.x + threadIdx.x;
+  if (n < end) kernel(n);
+}
+
+template <class Kernel>
+void launch_cuda(const Kernel& kernel, Range range, const char* name) {
+  const std::uint32_t count = range.size();
+  const unsigned blocks = (count + default_block_size - 1) / default_block_size;
+  for_each_kernel<<<blocks, default_block_size>>>(kernel, range.begin, range.end);
+  check_launch(name);
+}
+
+}  // namespace hemo::exec
+
+#define HEMO_INSTANTIATE_CUDA(...) \
+  template void hemo::exec::launch_cuda<__VA_ARGS__>(const __VA_ARGS__&, hemo::exec::Range, const char*)

@@ -1,0 +1,69 @@
+#include "core/exec/reduce.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "core/exec/device_array.hpp"
+
+namespace hemo::exec {
+
+#if HEMO_HAVE_CUDA
+namespace cuda_detail {
+template <class T>
+void chunk_sums(const T* data, std::size_t count, double* partials_host);
+}
+#endif
+
+namespace {
+template <class T>
+void chunk_sums_host(const T* data, std::size_t count, double* partials) {
+  const long long chunks = static_cast<long long>((count + reduce_chunk - 1) / reduce_chunk);
+#pragma omp parallel for schedule(static)
+  for (long long c = 0; c < chunks; ++c) {
+    const std::size_t b = static_cast<std::size_t>(c) * reduce_chunk;
+    const std::size_t e = std::min(count, b + reduce_chunk);
+    double s = 0.0;
+    for (std::size_t i = b; i < e; ++i) s += static_cast<double>(data[i]);
+    partials[c] = s;
+  }
+}
+}  // namespace
+
+template <class T>
+double sum(Space space, const T* data, std::size_t count) {
+  if (count == 0) return 0.0;
+  std::vector<double> partials((count + reduce_chunk - 1) / reduce_chunk);
+  if (space == Space::host) {
+    chunk_sums_host(data, count, partials.data());
+  } else {
+#if HEMO_HAVE_CUDA
+    cuda_detail::chunk_sums(data, count, partials.data());
+#else
+    cuda::synchronize("sum");  // throws nothing; unreachable without device arrays
+#endif
+  }
+  double total = 0.0;
+  for (double p : partials) total += p;
+  return total;
+}
+
+template <class T>
+std::int64_t first_non_finite(Space space, const T* data, std::size_t count) {
+  std::vector<T> host;
+  const T* p = data;
+  if (space == Space::cuda) {
+    host.resize(count);
+    cuda::copy_to_host(host.data(), data, count * sizeof(T));
+    p = host.data();
+  }
+  for (std::size_t i = 0; i < count; ++i)
+    if (!std::isfinite(static_cast<double>(p[i]))) return static_cast<std::int64_t>(i);
+  return -1;
+}
+
+template double sum<float>(Space, const float*, std::size_t);
+template double sum<double>(Space, const double*, std::size_t);
+template std::int64_t first_non_finite<float>(Space, const float*, std::size_t);
+template std::int64_t first_non_finite<double>(Space, const double*, std::size_t);
+
+}  // namespace hemo::exec

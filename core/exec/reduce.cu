@@ -1,0 +1,47 @@
+// CUDA part of the deterministic reduction: one block per chunk of reduce_chunk values,
+// a fixed-shape tree inside the block, partials summed in order on the host.
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#include "core/exec/cuda_check.cuh"
+#include "core/exec/reduce.hpp"
+
+namespace hemo::exec::cuda_detail {
+
+namespace {
+constexpr int block = 256;
+
+template <class T>
+__global__ void chunk_sum_kernel(const T* data, std::size_t count, double* partials) {
+  __shared__ double s[block];
+  const std::size_t b = static_cast<std::size_t>(blockIdx.x) * reduce_chunk;
+  const std::size_t e = b + reduce_chunk < count ? b + reduce_chunk : count;
+  double acc = 0.0;
+  for (std::size_t i = b + threadIdx.x; i < e; i += block) acc += static_cast<double>(data[i]);
+  s[threadIdx.x] = acc;
+  __syncthreads();
+  for (int w = block / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partials[blockIdx.x] = s[0];
+}
+}  // namespace
+
+template <class T>
+void chunk_sums(const T* data, std::size_t count, double* partials_host) {
+  const std::size_t chunks = (count + reduce_chunk - 1) / reduce_chunk;
+  double* partials = nullptr;
+  HEMO_CUDA_CHECK(cudaMalloc(&partials, chunks * sizeof(double)));
+  chunk_sum_kernel<<<static_cast<unsigned>(chunks), block>>>(data, count, partials);
+  check_launch("chunk_sum");
+  const cudaError_t err = cudaMemcpy(partials_host, partials, chunks * sizeof(double), cudaMemcpyDeviceToHost);
+  cudaFree(partials);
+  check_cuda(err, "copy of reduction partials");
+}
+
+template void chunk_sums<float>(const float*, std::size_t, double*);
+template void chunk_sums<double>(const double*, std::size_t, double*);
+
+}  // namespace hemo::exec::cuda_detail

@@ -1,0 +1,93 @@
+#include "core/fields/field_registry.hpp"
+
+#include "core/common/text.hpp"
+
+namespace hemo {
+
+template <class T>
+std::string FieldRegistry::type_label() {
+  if constexpr (std::is_same_v<T, float>) return "float32";
+  else if constexpr (std::is_same_v<T, double>) return "float64";
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
+  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
+  else return typeid(T).name();
+}
+
+template <class T>
+const char* Field<T>::type_name() const {
+  if constexpr (std::is_same_v<T, float>) return "float32";
+  else if constexpr (std::is_same_v<T, double>) return "float64";
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
+  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
+  else return "uint8";
+}
+
+template <class T>
+std::vector<double> Field<T>::component_to_host(int c) const {
+  if (c < 0 || c >= components()) throw std::out_of_range("field '" + name() + "': no component " + std::to_string(c));
+  std::vector<T> raw(count());
+  if (count() == 0) return {};
+  const T* src = component(c);
+  if (data_.space() == exec::Space::host) std::copy(src, src + count(), raw.begin());
+  else exec::cuda::copy_to_host(raw.data(), src, count() * sizeof(T));
+  return std::vector<double>(raw.begin(), raw.end());
+}
+
+template <class T>
+Field<T>& FieldRegistry::declare(const std::string& name, int components, std::uint32_t count, std::uint32_t stride,
+                                 const std::string& owner, const std::string& description, Quantity quantity) {
+  if (auto it = fields_.find(name); it != fields_.end()) {
+    auto* existing = dynamic_cast<Field<T>*>(it->second.get());
+    if (!existing || existing->components() != components || existing->count() != count) {
+      throw std::logic_error(str("field '", name, "' declared by ", owner, " as ", type_label<T>(), " x ", components,
+                                 " clashes with the declaration by ", it->second->owner(), " as ",
+                                 it->second->type_name(), " x ", it->second->components()));
+    }
+    return *existing;
+  }
+  auto field = std::make_unique<Field<T>>(space_, name, owner, description, components, count, stride, quantity);
+  Field<T>& ref = *field;
+  fields_.emplace(name, std::move(field));
+  return ref;
+}
+
+FieldBase& FieldRegistry::lookup(const std::string& name) {
+  auto it = fields_.find(name);
+  if (it == fields_.end()) {
+    std::vector<std::string> names;
+    for (const auto& [n, f] : fields_) names.push_back(n);
+    throw std::logic_error("no field named '" + name + "' (declared: " + join(names, ", ") + ")");
+  }
+  return *it->second;
+}
+
+const FieldBase& FieldRegistry::lookup(const std::string& name) const {
+  return const_cast<FieldRegistry*>(this)->lookup(name);
+}
+
+std::vector<const FieldBase*> FieldRegistry::list() const {
+  std::vector<const FieldBase*> out;
+  for (const auto& [n, f] : fields_) out.push_back(f.get());
+  return out;
+}
+
+std::size_t FieldRegistry::bytes() const {
+  std::size_t b = 0;
+  for (const auto& [n, f] : fields_) b += f->bytes();
+  return b;
+}
+
+#define HEMO_FIELD_TYPE(T)                                                                                          \
+  template class Field<T>;                                                                                          \
+  template Field<T>& FieldRegistry::declare<T>(const std::string&, int, std::uint32_t, std::uint32_t,              \
+                                               const std::string&, const std::string&, Quantity);                  \
+  template std::string FieldRegistry::type_label<T>();
+HEMO_FIELD_TYPE(float)
+HEMO_FIELD_TYPE(double)
+HEMO_FIELD_TYPE(std::uint32_t)
+HEMO_FIELD_TYPE(std::int32_t)
+HEMO_FIELD_TYPE(std::uint8_t)
+#undef HEMO_FIELD_TYPE
+
+}  // namespace hemo

@@ -1,0 +1,137 @@
+#pragma once
+// Named arrays on the mesh, shared between core and plugins. This is how plugins talk to
+// each other: the LB plugin declares "f" and "density", a boundary plugin writes
+// "link_value", the RBC plugin adds to "force". A field has `components` rows of `stride`
+// entries (component-major, SoA), in the memory of the run's execution space.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "core/exec/device_array.hpp"
+
+namespace hemo {
+
+/// What a field holds, so output can convert it to physical units.
+enum class Quantity { none, density, velocity, force_density };
+
+class FieldBase {
+ public:
+  FieldBase(std::string name, std::string owner, std::string description, int components, std::uint32_t count,
+            std::uint32_t stride, Quantity quantity)
+      : name_(std::move(name)), owner_(std::move(owner)), description_(std::move(description)),
+        components_(components), count_(count), stride_(stride), quantity_(quantity) {}
+  virtual ~FieldBase() = default;
+  const std::string& name() const { return name_; }
+  const std::string& owner() const { return owner_; }
+  const std::string& description() const { return description_; }
+  int components() const { return components_; }
+  std::uint32_t count() const { return count_; }    // meaningful entries per component
+  std::uint32_t stride() const { return stride_; }  // row length (>= count, padded)
+  Quantity quantity() const { return quantity_; }
+  virtual const char* type_name() const = 0;
+  virtual std::size_t bytes() const = 0;
+  /// Copies component c (count() values) to the host as doubles (for output and tests).
+  virtual std::vector<double> component_to_host(int c) const = 0;
+
+ private:
+  std::string name_, owner_, description_;
+  int components_;
+  std::uint32_t count_, stride_;
+  Quantity quantity_;
+};
+
+template <class T>
+class Field final : public FieldBase {
+ public:
+  Field(exec::Space space, std::string name, std::string owner, std::string description, int components,
+        std::uint32_t count, std::uint32_t stride, Quantity quantity)
+      : FieldBase(std::move(name), std::move(owner), std::move(description), components, count, stride, quantity),
+        data_(space, std::size_t(components) * stride) {
+    data_.zero();
+  }
+  T* data() { return data_.data(); }
+  const T* data() const { return data_.data(); }
+  T* component(int c) { return data_.data() + std::size_t(c) * stride(); }
+  const T* component(int c) const { return data_.data() + std::size_t(c) * stride(); }
+  exec::DeviceArray<T>& array() { return data_; }
+  const exec::DeviceArray<T>& array() const { return data_; }
+  const char* type_name() const override;
+  std::size_t bytes() const override { return data_.bytes(); }
+  std::vector<double> component_to_host(int c) const override;
+  void swap_storage(Field& other) { data_.swap(other.data_); }
+
+ private:
+  exec::DeviceArray<T> data_;
+};
+
+class FieldRegistry {
+ public:
+  FieldRegistry(exec::Space space, std::uint32_t nodes, std::uint32_t stride)
+      : space_(space), nodes_(nodes), stride_(stride) {}
+
+  exec::Space space() const { return space_; }
+  std::uint32_t nodes() const { return nodes_; }
+  std::uint32_t stride() const { return stride_; }
+
+  /// Declares a per-node field (components rows of stride entries, zeroed). Declaring a
+  /// name that exists with the same type and shape returns the existing field (shared);
+  /// a clash of type or shape is an error naming both owners.
+  template <class T>
+  Field<T>& declare_node_field(const std::string& name, int components, const std::string& owner,
+                               const std::string& description, Quantity quantity = Quantity::none) {
+    return declare<T>(name, components, nodes_, stride_, owner, description, quantity);
+  }
+  /// Declares a field with `count` entries per component that are not nodes (per link,
+  /// per particle, ...).
+  template <class T>
+  Field<T>& declare_array(const std::string& name, int components, std::uint32_t count, const std::string& owner,
+                          const std::string& description) {
+    return declare<T>(name, components, count, count, owner, description, Quantity::none);
+  }
+
+  template <class T>
+  Field<T>& get(const std::string& name) {
+    auto* f = dynamic_cast<Field<T>*>(&lookup(name));
+    if (!f) throw std::logic_error("field '" + name + "' is not of type " + type_label<T>());
+    return *f;
+  }
+  template <class T>
+  const Field<T>& get(const std::string& name) const {
+    return const_cast<FieldRegistry*>(this)->get<T>(name);
+  }
+  bool contains(const std::string& name) const { return fields_.count(name) != 0; }
+  FieldBase& lookup(const std::string& name);
+  const FieldBase& lookup(const std::string& name) const;
+
+  /// Swaps the storage of two fields of the same type and shape: the A-B population swap.
+  template <class T>
+  void swap(const std::string& a, const std::string& b) {
+    get<T>(a).swap_storage(get<T>(b));
+  }
+
+  std::vector<const FieldBase*> list() const;
+  std::size_t bytes() const;
+
+ private:
+  template <class T>
+  static std::string type_label();
+  template <class T>
+  Field<T>& declare(const std::string& name, int components, std::uint32_t count, std::uint32_t stride,
+                    const std::string& owner, const std::string& description, Quantity quantity);
+
+  exec::Space space_;
+  std::uint32_t nodes_, stride_;
+  std::map<std::string, std::unique_ptr<FieldBase>> fields_;
+};
+
+extern template class Field<float>;
+extern template class Field<double>;
+extern template class Field<std::uint32_t>;
+extern template class Field<std::int32_t>;
+extern template class Field<std::uint8_t>;
+
+}  // namespace hemo

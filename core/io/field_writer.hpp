@@ -1,0 +1,54 @@
+#pragma once
+// Field output: HDF5 data plus an XDMF description per output step, so ParaView opens
+// the time series directly (File > Open > fields.xmf, reader "XDMF Reader").
+//
+// Layout under the output directory:
+//   fields/mesh.h5                 /coordinates (N x 3, m), /voxel (N x 3, int32),
+//                                  /connectivity (N: 0..N-1, integers, for the Polyvertex
+//                                  topology, which ParaView's XDMF3 reader needs spelled out)
+//   fields/step_<step>.h5          one dataset per field: /<name> (N) or (N x 3)
+//   fields/step_<step>.xmf         one grid (Polyvertex topology on the nodes)
+//   fields.xmf                     a temporal collection of all steps written so far
+// Every file is written under a temporary name and renamed when complete.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hemo::io {
+
+/// One field on the nodes, already in physical units, node-major: values[n * components + c].
+struct HostField {
+  std::string name;  // "velocity"
+  std::string unit;  // "m/s"
+  int components = 1;  // 1 (scalar) or 3 (vector)
+  std::vector<double> values;
+};
+
+enum class FloatFormat { float32, float64 };
+
+class FieldWriter {
+ public:
+  /// Writes fields/mesh.h5 at once. positions: node centres in m; voxels: (i, j, k).
+  FieldWriter(std::string output_dir, const std::vector<std::array<double, 3>>& positions,
+              const std::vector<std::array<std::int32_t, 3>>& voxels, FloatFormat format);
+
+  /// Writes fields/step_<step>.h5 and .xmf and rewrites fields.xmf. Returns the .h5 path.
+  std::string write(std::int64_t step, double time, const std::vector<HostField>& fields);
+
+  std::size_t node_count() const { return nodes_; }
+
+ private:
+  std::string dir_;
+  std::size_t nodes_;
+  FloatFormat format_;
+  struct Written {
+    std::int64_t step;
+    double time;
+    std::string xmf_name;
+    std::string grid_xml;  // this step's <Grid>, paths relative to output_dir, for fields.xmf
+  };
+  std::vector<Written> written_;
+};
+
+}  // namespace hemo::io

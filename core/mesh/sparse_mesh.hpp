@@ -1,0 +1,91 @@
+#pragma once
+// The sparse mesh: only fluid nodes are stored, as 1-D arrays (SoA), with a neighbour
+// table for pull streaming (link_codes.hpp). Built once on the host from a VoxelGrid and
+// the requests of the plugins (periodic axes, boundary link classes).
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/geometry/voxel_grid.hpp"
+#include "core/mesh/link_codes.hpp"
+
+namespace hemo::mesh {
+
+enum class Ordering { lexicographic, morton };
+const char* to_string(Ordering o);
+Ordering ordering_from_string(const std::string& s);  // throws std::invalid_argument
+
+/// A kind of boundary link that a plugin handles. `claims` receives the voxel the link
+/// comes from (x - c_q, solid or outside the box; wrapped along periodic axes) and returns true
+/// if that voxel belongs to this boundary. The first class that claims a voxel wins;
+/// unclaimed solid voxels are plain walls.
+struct LinkClass {
+  std::string name;
+  std::function<bool(const std::array<int, 3>& voxel)> claims;
+};
+
+/// What plugins ask of the mesh before it is built.
+struct MeshRequest {
+  std::array<bool, 3> periodic{false, false, false};
+  std::vector<LinkClass> link_classes;
+  /// Adds a class and returns its id (its index).
+  int add_link_class(std::string name, std::function<bool(const std::array<int, 3>&)> claims);
+};
+
+/// Every coded link: the node it arrives at, its direction q, and the class that owns it.
+/// Link k of the neighbour table (coded_link | k) is entry k here.
+struct BoundaryLinks {
+  std::vector<std::uint32_t> node;
+  std::vector<std::uint8_t> direction;
+  std::vector<std::uint16_t> link_class;
+  std::vector<std::string> class_names;
+  std::size_t size() const { return node.size(); }
+  /// Number of links of one class.
+  std::size_t count(int link_class_id) const;
+};
+
+class SparseMesh {
+ public:
+  std::array<int, 3> dims{0, 0, 0};
+  std::array<double, 3> origin{0.0, 0.0, 0.0};
+  double dx = 0.0;
+  std::array<bool, 3> periodic{false, false, false};
+  Ordering ordering = Ordering::lexicographic;
+
+  std::uint32_t num_nodes = 0;
+  std::uint32_t stride = 0;  // padded_stride(num_nodes): row length of every node array
+
+  std::vector<std::int32_t> i, j, k;        // voxel coordinates of each node
+  std::vector<std::uint32_t> neighbours;    // 18 rows of `stride` entries
+  BoundaryLinks links;
+  std::uint64_t wall_links = 0;             // links encoded as plain wall_link
+
+  std::array<double, 3> position(std::uint32_t node) const;  // m, voxel centre
+  /// Node at voxel (i, j, k), if that voxel is fluid.
+  std::optional<std::uint32_t> find(int vi, int vj, int vk) const;
+  /// The fluid node nearest to a point (m), searching the voxels within `radius_voxels`;
+  /// empty if there is none that close.
+  std::optional<std::uint32_t> nearest(const std::array<double, 3>& point, int radius_voxels = 2) const;
+
+  /// Bytes of the arrays kept for the run (coordinates, neighbour table, link tables).
+  std::size_t bytes() const;
+  std::int64_t voxel_count() const { return std::int64_t(dims[0]) * dims[1] * dims[2]; }
+  double fluid_fraction() const { return voxel_count() ? double(num_nodes) / double(voxel_count()) : 0.0; }
+  std::string describe() const;
+
+  // Lookup table voxel -> node, sorted by voxel index (MUPHY's COO2CELL idea): binary
+  // search instead of a dense box-sized map.
+  std::vector<std::uint64_t> sorted_voxel;
+  std::vector<std::uint32_t> sorted_node;
+};
+
+/// Builds the mesh. Nodes are numbered in the requested order.
+SparseMesh build_mesh(const geometry::VoxelGrid& voxels, const MeshRequest& request, Ordering ordering);
+
+/// 63-bit Morton key interleaving the bits of (i, j, k) (21 bits each).
+std::uint64_t morton_key(std::uint32_t i, std::uint32_t j, std::uint32_t k);
+
+}  // namespace hemo::mesh

@@ -1,0 +1,77 @@
+#pragma once
+// The interface between hemoflow and its plugins. A plugin is a shared library that
+// exports one descriptor (HEMO_EXPORT_PLUGIN). It touches the core only through
+//   - its config schema (declare_config),
+//   - the mesh request (periodic axes, boundary link classes) before the mesh is built,
+//   - fields (declare, look up) and scheduler phases (register actions) after.
+// Plugins are loaded with Boost.DLL by core/plugin/loader.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/config/config.hpp"
+#include "core/config/schema.hpp"
+#include "core/exec/space.hpp"
+#include "core/fields/field_registry.hpp"
+#include "core/geometry/voxel_grid.hpp"
+#include "core/mesh/sparse_mesh.hpp"
+#include "core/scheduler/scheduler.hpp"
+#include "core/sim/units.hpp"
+
+namespace hemo {
+
+/// Bumped whenever this header, or a type it exposes, changes layout or meaning.
+inline constexpr int plugin_abi_version = 1;
+
+/// Before the mesh exists.
+struct MeshStage {
+  const config::Config& config;
+  const LatticeUnits& units;
+  const geometry::VoxelGrid& voxels;
+  mesh::MeshRequest& request;
+  /// A velocity the plugin imposes (m/s), for the Mach and Reynolds numbers.
+  std::vector<std::pair<double, std::string>>& velocity_scales;
+};
+
+/// After the mesh exists, on the run's backend.
+struct SetupStage {
+  const config::Config& config;
+  const LatticeUnits& units;
+  const mesh::SparseMesh& mesh;
+  FieldRegistry& fields;
+  Scheduler& scheduler;
+  exec::Space space;
+  Precision precision;
+};
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  /// Optional: asks for periodic axes and boundary link classes.
+  virtual void shape_mesh(MeshStage&) {}
+  /// Declares the fields it owns and registers its actions.
+  virtual void setup(SetupStage& stage) = 0;
+  /// Called after every plugin's setup: sets the initial state, looks up fields that
+  /// other plugins declared.
+  virtual void initialise(SetupStage&) {}
+};
+
+struct PluginDescriptor {
+  const char* name;     // "lb_bgk": also the file name hemo_plugin_<name>.so
+  const char* kind;     // "lb", "boundary", "particles"
+  const char* version;  // "0.1.0"
+  const char* summary;  // one line for `hemoflow info`
+  void (*declare_config)(config::Schema& schema);
+  Plugin* (*create)();  // ownership passes to the caller
+};
+
+}  // namespace hemo
+
+/// Exports a plugin's descriptor and the ABI version it was built against. The loader
+/// reads hemo_plugin_abi first, so a mismatch is reported before any C++ type is used.
+#define HEMO_EXPORT_PLUGIN(descriptor)                                                        \
+  extern "C" __attribute__((visibility("default"))) const int hemo_plugin_abi = hemo::plugin_abi_version; \
+  extern "C" __attribute__((visibility("default"))) const hemo::PluginDescriptor* hemo_plugin_descriptor() { \
+    return &(descriptor);                                                                     \
+  }

@@ -1,0 +1,87 @@
+#pragma once
+// The time loop's structure: each step runs fixed phases in order; core and plugins
+// register named actions into phases. Every action is timed, and the table of times is
+// printed at the end of a run and written into summary.json (phase_seconds).
+//
+// Phases (DESIGN.md) and what runs in them today:
+//   begin_step        time-dependent boundary values (boundaries)
+//   particles         (RBC dynamics, later)
+//   coupling          (particle -> fluid forces, later)
+//   collide_edge      fused collide-stream on nodes next to other ranks (later: MPI)
+//   halo_send         (later: MPI)
+//   collide_interior  fused collide-stream on all other nodes (lb_bgk)
+//   halo_receive      (later: MPI)
+//   boundaries        boundary fix-ups that need the streamed populations (later: iolets)
+//   end_step          A-B population swap (lb_bgk)
+//   output            fields, probes, the mass and NaN monitor (core)
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hemo {
+
+class FieldRegistry;
+
+enum class Phase : int {
+  begin_step,
+  particles,
+  coupling,
+  collide_edge,
+  halo_send,
+  collide_interior,
+  halo_receive,
+  boundaries,
+  end_step,
+  output,
+  count
+};
+const char* to_string(Phase p);
+
+/// What an action sees each step.
+struct StepContext {
+  std::int64_t step = 0;   // the update being made: 1, 2, ..., steps
+  double time = 0.0;       // s, physical time after this update
+  bool moments_due = false;  // this step's density and velocity fields are needed
+  FieldRegistry* fields = nullptr;
+};
+
+class Scheduler {
+ public:
+  using Action = std::function<void(StepContext&)>;
+
+  /// `fence` is called after each action before its clock stops, so asynchronous
+  /// backends are timed honestly (for CUDA: a device synchronisation).
+  explicit Scheduler(std::function<void()> fence = {}) : fence_(std::move(fence)) {}
+
+  void add(Phase phase, std::string name, std::string owner, Action action);
+  void run_step(StepContext& ctx);
+
+  struct Timing {
+    Phase phase;
+    std::string name;   // "collide_stream"
+    std::string owner;  // "lb_bgk"
+    double seconds = 0.0;
+    std::int64_t calls = 0;
+  };
+  /// In phase order, then registration order.
+  std::vector<Timing> timings() const;
+  /// Seconds per phase (only phases with actions).
+  std::vector<std::pair<std::string, double>> phase_seconds() const;
+  std::string timing_table(double wall_seconds) const;
+
+ private:
+  struct Entry {
+    Phase phase;
+    std::string name, owner;
+    Action action;
+    double seconds = 0.0;
+    std::int64_t calls = 0;
+  };
+  std::vector<Entry> entries_;
+  std::function<void()> fence_;
+  bool sorted_ = true;
+};
+
+}  // namespace hemo

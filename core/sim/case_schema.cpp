@@ -1,0 +1,74 @@
+#include "core/sim/case_schema.hpp"
+
+#include "core/geometry/shapes.hpp"
+#include "core/sim/units.hpp"
+
+namespace hemo {
+
+void declare_core_schema(config::Schema& schema) {
+  schema.section("run", "core", "What to run and where")
+      .integer("steps", "1", "Number of time steps (--steps N on the command line overrides it)")
+      .at_least(1)
+      .default_value(std::int64_t{1000})
+      .real("end_time", "s", "Physical time to simulate, instead of steps: steps = ceil(end_time / dt)")
+      .greater_than(0.0)
+      .string("backend", "Where kernels run: 'cpu' (OpenMP) or 'cuda' (also --backend)")
+      .choices({"cpu", "cuda"})
+      .default_value(std::string("cpu"))
+      .string("precision", "Floating-point precision of the populations and fields")
+      .choices({"fp32", "fp64"})
+      .default_value(std::string("fp64"))
+      .strings("plugins", "Plugins to load (files hemo_plugin_<name>.so); exactly one must be of kind 'lb'")
+      .default_value(default_plugins())
+      .integer("check_every", "1", "Steps between checks for NaN and of the total mass")
+      .at_least(1)
+      .default_value(std::int64_t{100})
+      .integer("device", "1", "CUDA device index; -1 picks the rank's local index modulo the device count")
+      .at_least(-1)
+      .default_value(std::int64_t{-1});
+
+  declare_units_schema(schema);
+  geometry::declare_schema(schema);
+
+  schema.section("forcing", "core", "Body force acting on the fluid (Guo forcing)")
+      .reals("acceleration", "m/s^2", "Uniform body acceleration g (force per unit mass; a pressure gradient G = rho g)", 3)
+      .default_value(std::vector<double>{0.0, 0.0, 0.0});
+  schema.section("initial", "core", "Initial state")
+      .reals("velocity", "m/s", "Uniform initial velocity (the density starts at fluid.density)", 3)
+      .default_value(std::vector<double>{0.0, 0.0, 0.0});
+  schema.section("flow", "core", "Reference scales for the printed Mach and Reynolds numbers (estimated when absent)")
+      .real("reference_velocity", "m/s", "Characteristic velocity")
+      .greater_than(0.0)
+      .real("reference_length", "m", "Characteristic length")
+      .greater_than(0.0);
+
+  schema.section("output", "core", "Field output (HDF5 + XDMF for ParaView) and probes")
+      .integer("every", "1", "Steps between field outputs; 0 writes only the final state")
+      .at_least(0)
+      .default_value(std::int64_t{0})
+      .strings("fields", "Fields to write")
+      .choices({"density", "pressure", "velocity"})
+      .default_value(std::vector<std::string>{"density", "pressure", "velocity"})
+      .string("precision", "Floating-point format of the written fields")
+      .choices({"float32", "float64"})
+      .default_value(std::string("float64"))
+      .boolean("final", "Write the fields after the last step")
+      .default_value(true);
+  schema.table_array("output.probe", "core", "Point and line probes, written to <output>/<name>.csv")
+      .string("name", "File name of the probe (letters, digits, '_' and '-')")
+      .required()
+      .string("type", "'point' or 'line'")
+      .choices({"point", "line"})
+      .required()
+      .reals("position", "m", "point: where to sample", 3)
+      .reals("start", "m", "line: first sample point", 3)
+      .reals("end", "m", "line: last sample point", 3)
+      .integer("points", "1", "line: number of samples, ends included")
+      .at_least(2)
+      .default_value(std::int64_t{50})
+      .integer("every", "1", "Steps between records")
+      .at_least(1)
+      .default_value(std::int64_t{100});
+}
+
+}  // namespace hemo

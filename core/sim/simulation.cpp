@@ -1,0 +1,290 @@
+#include "core/sim/simulation.hpp"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "core/common/error.hpp"
+#include "core/common/log.hpp"
+#include "core/common/text.hpp"
+#include "core/exec/cuda_runtime.hpp"
+#include "core/exec/reduce.hpp"
+#include "core/common/version.hpp"
+#include "core/geometry/shapes.hpp"
+#include "core/io/json.hpp"
+#include "core/sim/case_schema.hpp"
+#include "core/sim/output_actions.hpp"
+
+namespace hemo {
+
+namespace {
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  return "unknown CPU";
+}
+
+/// A run never allocates a voxel map larger than this (the map takes 1 byte per voxel,
+/// the mesh build 4 more); beyond it, a coarser dx or a later sparse geometry is needed.
+constexpr std::int64_t max_voxels = std::int64_t(1) << 31;
+
+/// A new run replaces what an earlier run wrote into the same folder (its snapshots,
+/// probes and summary), so files of two runs never mix; anything else is left alone.
+void clear_previous_run(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(fs::path(dir) / "summary.json", ec) && !fs::exists(fs::path(dir) / "fields.xmf", ec)) return;
+  log::info("output: replacing the previous run's files in " + dir);
+  fs::remove_all(fs::path(dir) / "fields", ec);
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name == "summary.json" || name == "case.toml" || name == "fields.xmf" || entry.path().extension() == ".csv")
+      fs::remove(entry.path(), ec);
+  }
+}
+
+}  // namespace
+
+Simulation::~Simulation() = default;
+
+Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop) : summary_(summary) {
+  const auto t0 = std::chrono::steady_clock::now();
+  summary_.case_file = options.case_path;
+  progress_ = options.progress;
+
+  config::Document doc = config::Document::load(options.case_path);
+  for (const std::string& o : options.overrides) doc.apply_override(o);
+  load_plugins(doc, options);
+
+  check_every_ = config_.integer("run.check_every");
+  precision_ = config_.string("run.precision") == "fp32" ? Precision::fp32 : Precision::fp64;
+  summary_.precision = to_string(precision_);
+  summary_.backend = config_.string("run.backend");
+
+  units_ = derive_units(config_);
+  if (options.steps) {
+    steps_ = *options.steps;
+  } else if (config_.has("run.end_time")) {
+    if (config_.has("run.steps"))
+      config_.fail("run.end_time", str("give run.steps or run.end_time, not both (steps is set at ", config_.where("run.steps"), ")"));
+    steps_ = static_cast<std::int64_t>(std::ceil(config_.real("run.end_time") / units_.dt - 1e-9));
+    if (steps_ < 1) steps_ = 1;
+  } else {
+    steps_ = config_.integer("run.steps");
+  }
+  summary_.steps_requested = steps_;
+  summary_.dx = units_.dx;
+  summary_.dt = units_.dt;
+  summary_.tau = units_.tau;
+
+  voxels_ = geometry::build(config_.section("geometry"), units_.dx, max_voxels);
+  log::info(str("geometry: ", voxels_.description, "; ", voxels_.dims[0], " x ", voxels_.dims[1], " x ",
+                voxels_.dims[2], " voxels of dx = ", fmt_g(units_.dx), " m"));
+
+  // Plugins shape the mesh (periodic axes, boundary link classes) before it is built.
+  mesh::MeshRequest request;
+  std::vector<std::pair<double, std::string>> velocity_scales;
+  MeshStage mesh_stage{config_, units_, voxels_, request, velocity_scales};
+  for (auto& p : plugins_) p->shape_mesh(mesh_stage);
+  derive_flow_numbers(velocity_scales);
+
+  const auto ordering = mesh::ordering_from_string(config_.string("lattice.ordering"));
+  mesh_ = mesh::build_mesh(voxels_, request, ordering);
+  summary_.fluid_nodes = mesh_.num_nodes;
+  summary_.voxels = static_cast<std::uint64_t>(mesh_.voxel_count());
+  summary_.ordering = mesh::to_string(ordering);
+  summary_.mesh_bytes = mesh_.bytes();
+  log::info("mesh: " + mesh_.describe());
+  voxels_.fluid.clear();
+  voxels_.fluid.shrink_to_fit();
+
+  if (stop == Stop::after_mesh) return;
+
+  select_backend();
+  output_dir_ = options.output_dir.empty()
+                    ? (std::filesystem::path("out") / std::filesystem::path(options.case_path).stem()).string()
+                    : options.output_dir;
+  summary_.output_dir = output_dir_;
+
+  fields_ = std::make_unique<FieldRegistry>(space_, mesh_.num_nodes, mesh_.stride);
+  Scheduler::Action noop;
+  std::function<void()> fence;
+  if (space_ == exec::Space::cuda) fence = [] { exec::cuda::synchronize("time step"); };
+  scheduler_ = std::make_unique<Scheduler>(fence);
+  declare_core_fields();
+
+  SetupStage stage{config_, units_, mesh_, *fields_, *scheduler_, space_, precision_};
+  for (auto& p : plugins_) p->setup(stage);
+  for (auto& p : plugins_) p->initialise(stage);
+  for (const char* required : {"density", "velocity", "f"})
+    if (!fields_->contains(required))
+      throw std::logic_error(str("no plugin declared the field '", required, "' (the lb plugin must)"));
+
+  clear_previous_run(output_dir_);
+  std::filesystem::create_directories(output_dir_);
+  // The case exactly as it runs (every --set applied), so any output can be reproduced
+  // and analysed without the command line that made it.
+  io::write_file_atomic((std::filesystem::path(output_dir_) / "case.toml").string(),
+                        "# " + options.case_path + " as run by hemoflow " + version() + " (" + commit() + ")" +
+                            (options.steps ? str("\n# --steps ", *options.steps, " overrode run.steps/run.end_time") : "") +
+                            "\n" + config_.to_toml());
+  output_ = std::make_unique<OutputActions>(config_, mesh_, units_, output_dir_, steps_);
+  scheduler_->add(Phase::output, "write_output", "core", [this](StepContext& ctx) {
+    output_->write(ctx.step, ctx.time, *ctx.fields);
+  });
+  scheduler_->add(Phase::output, "check_mass_nan", "core", [this](StepContext& ctx) {
+    if (ctx.step % check_every_ == 0 || ctx.step == steps_) check_mass_and_finiteness(ctx.step);
+  });
+
+  // The lb plugin's initialise left the initial density in "density".
+  const FieldBase& density = fields_->lookup("density");
+  initial_mass_ = precision_ == Precision::fp32
+                      ? exec::sum(space_, fields_->get<float>("density").data(), density.count())
+                      : exec::sum(space_, fields_->get<double>("density").data(), density.count());
+  summary_.field_bytes = fields_->bytes();
+  log::info(str("fields: ", fmt_bytes(double(fields_->bytes())), " on ", exec::to_string(space_), " (",
+                to_string(precision_), ")"));
+  summary_.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void Simulation::load_plugins(const config::Document& doc, const RunOptions& options) {
+  const std::vector<std::string> names = doc.peek_strings("run.plugins", default_plugins());
+  config::Schema schema;
+  declare_core_schema(schema);
+  int lb_count = 0;
+  for (const std::string& name : names) {
+    LoadedPlugin lp = options.loader.load(name);
+    lp.descriptor->declare_config(schema);
+    lb_count += lp.kind() == "lb";
+    libraries_.push_back(std::move(lp));
+  }
+  if (lb_count != 1) {
+    throw InputError(str(doc.source_name(), ": run.plugins must name exactly one plugin of kind 'lb' (got ", lb_count,
+                         " in [", join(names, ", "), "]), e.g. \"lb_bgk\""));
+  }
+  config_ = doc.validate(schema);
+  // Plugins act in kind order: the lb plugin declares the populations and moments the
+  // others use; within a kind, in the order listed.
+  const char* order[] = {"lb", "boundary", "particles"};
+  for (const char* kind : order)
+    for (const LoadedPlugin& lp : libraries_)
+      if (lp.kind() == kind) plugins_.emplace_back(lp.descriptor->create());
+  for (const LoadedPlugin& lp : libraries_)
+    if (std::find(std::begin(order), std::end(order), lp.kind()) == std::end(order))
+      plugins_.emplace_back(lp.descriptor->create());
+  for (const LoadedPlugin& lp : libraries_) summary_.plugins.push_back(lp.name());
+}
+
+void Simulation::derive_flow_numbers(const std::vector<std::pair<double, std::string>>& velocity_scales) {
+  // Reference length: given, or the geometry's (pipe diameter, smallest box edge).
+  if (config_.has("flow.reference_length")) {
+    flow_.length = config_.real("flow.reference_length");
+    flow_.length_source = "flow.reference_length";
+  } else {
+    flow_.length = voxels_.characteristic_length;
+    flow_.length_source = config_.string("geometry.shape") == "pipe" ? "pipe diameter" : "smallest box edge";
+  }
+  // Reference velocity: given, or the largest of what the case imposes: initial flow,
+  // walls and inlets (reported by plugins), and the Poiseuille centre-line velocity the
+  // body force would drive across the reference length.
+  std::vector<std::pair<double, std::string>> candidates = velocity_scales;
+  const auto u0 = config_.vec3("initial.velocity");
+  candidates.emplace_back(std::sqrt(u0[0] * u0[0] + u0[1] * u0[1] + u0[2] * u0[2]), "initial.velocity");
+  const auto g = config_.vec3("forcing.acceleration");
+  const double gmag = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+  if (gmag > 0.0) {
+    const bool pipe = config_.string("geometry.shape") == "pipe";
+    // Pipe: g R^2 / (4 nu) with R = L/2; channel between plates L apart: g L^2 / (8 nu).
+    const double L = voxels_.characteristic_length;
+    candidates.emplace_back(gmag * L * L / ((pipe ? 16.0 : 8.0) * units_.viscosity),
+                            "Poiseuille estimate from forcing.acceleration");
+  }
+  if (config_.has("flow.reference_velocity")) {
+    flow_.velocity = config_.real("flow.reference_velocity");
+    flow_.velocity_source = "flow.reference_velocity";
+  } else {
+    for (const auto& [u, what] : candidates)
+      if (u > flow_.velocity) {
+        flow_.velocity = u;
+        flow_.velocity_source = what;
+      }
+  }
+  flow_.u_lattice = units_.velocity_to_lattice(flow_.velocity);
+  flow_.mach = flow_.u_lattice * std::sqrt(3.0);
+  flow_.reynolds = flow_.velocity * flow_.length / units_.viscosity;
+  summary_.mach = flow_.mach;
+  summary_.reynolds = flow_.reynolds;
+
+  log::info(str("units: dx = ", fmt_g(units_.dx), " m, dt = ", fmt_g(units_.dt), " s, tau = ", fmt_g(units_.tau, 6),
+                " (nu = ", fmt_g(units_.viscosity), " m^2/s, lattice nu = ", fmt_g(units_.nu_lattice(), 4), ")"));
+  if (flow_.velocity > 0.0) {
+    log::info(str("flow: U = ", fmt_g(flow_.velocity, 4), " m/s (", flow_.velocity_source, "), L = ",
+                  fmt_g(flow_.length, 4), " m (", flow_.length_source, "): Mach = ", fmt_g(flow_.mach, 3),
+                  " (u_lattice = ", fmt_g(flow_.u_lattice, 3), "), Reynolds = ", fmt_g(flow_.reynolds, 4)));
+  } else {
+    log::info("flow: nothing drives the flow (no forcing, moving wall or initial velocity)");
+  }
+  if (flow_.mach > 0.1) {
+    log::warn(str("Mach number ", fmt_g(flow_.mach, 3),
+                  " > 0.1: compressibility errors grow as Mach^2; reduce lattice.dt (or lattice.tau) or refine dx"));
+  }
+  if (units_.tau > 2.0) log::warn(str("tau = ", fmt_g(units_.tau, 4), " > 2: bounce-back walls lose accuracy; reduce dt"));
+}
+
+void Simulation::select_backend() {
+  const std::string backend = config_.string("run.backend");
+  if (backend == "cuda") {
+    if (!exec::cuda_built()) {
+      config_.fail("run.backend", "this hemoflow was built without CUDA; use backend = \"cpu\" or rebuild with nvcc");
+    }
+    const int count = exec::cuda::device_count();
+    if (count == 0) config_.fail("run.backend", "no CUDA device is visible on this machine");
+    int device = static_cast<int>(config_.integer("run.device"));
+    if (device < 0) {
+      // One rank per GPU: ranks on a node share its devices by local rank.
+      const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+      if (!local) local = std::getenv("SLURM_LOCALID");
+      device = (local ? std::atoi(local) : 0) % count;
+    }
+    if (device >= count) config_.fail("run.device", str("device ", device, " requested but only ", count, " visible"));
+    exec::cuda::select_device(device);
+    const auto info = exec::cuda::devices()[static_cast<std::size_t>(device)];
+    space_ = exec::Space::cuda;
+    summary_.device = str(info.name, " (device ", device, ", sm_", info.sm_major, info.sm_minor, ", ",
+                          fmt_bytes(double(info.memory_bytes)), ")");
+  } else {
+    space_ = exec::Space::host;
+    summary_.device = str(cpu_model(), ", ", omp_get_max_threads(), " OpenMP thread(s)");
+  }
+  log::info("backend: " + summary_.backend + " on " + summary_.device);
+}
+
+void Simulation::declare_core_fields() {
+  // The mesh's neighbour table and boundary links, on the run's backend, for kernels.
+  auto& nbr = fields_->declare_node_field<std::uint32_t>("neighbours", 18, "core",
+                                                          "pull source of each direction 1..18 (link_codes.hpp)");
+  nbr.array().upload(mesh_.neighbours);
+  const auto links = static_cast<std::uint32_t>(mesh_.links.size());
+  auto& link_node = fields_->declare_array<std::uint32_t>("link_node", 1, links, "core", "node of each coded link");
+  auto& link_dir = fields_->declare_array<std::uint8_t>("link_direction", 1, links, "core", "direction of each coded link");
+  if (links) {
+    link_node.array().upload(mesh_.links.node);
+    link_dir.array().upload(mesh_.links.direction);
+  }
+  if (precision_ == Precision::fp32)
+    fields_->declare_array<float>("link_value", 1, links, "core", "population added on each coded link (plugins fill)");
+  else
+    fields_->declare_array<double>("link_value", 1, links, "core", "population added on each coded link (plugins fill)");
+}
+
+}  // namespace hemo

@@ -1,0 +1,86 @@
+#pragma once
+// One run of a case: case file -> config -> geometry -> sparse mesh -> fields ->
+// scheduler loop (plugins act on fields) -> output. Data flows one way through the
+// constructor; run() then steps the scheduler.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config/config.hpp"
+#include "core/fields/field_registry.hpp"
+#include "core/geometry/voxel_grid.hpp"
+#include "core/mesh/sparse_mesh.hpp"
+#include "core/plugin/loader.hpp"
+#include "core/scheduler/scheduler.hpp"
+#include "core/sim/summary.hpp"
+#include "core/sim/units.hpp"
+
+namespace hemo {
+
+class OutputActions;
+
+enum class ProgressMode { automatic, always, never };
+
+struct RunOptions {
+  std::string case_path;
+  std::vector<std::string> overrides;  // "section.key=value" (--set, --backend)
+  std::optional<std::int64_t> steps;   // --steps: wins over run.steps and run.end_time
+  std::string output_dir;              // empty: out/<case file stem>
+  ProgressMode progress = ProgressMode::automatic;
+  PluginLoader loader{};
+};
+
+class Simulation {
+ public:
+  enum class Stop { after_mesh, full };
+  /// Reads, validates and sets up the case. With Stop::after_mesh (hemoflow check) it
+  /// stops once the mesh exists: no fields are allocated and nothing runs.
+  Simulation(const RunOptions& options, RunSummary& summary, Stop stop = Stop::full);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  /// Steps to the end. Fills the summary as it goes (so a failure still reports the
+  /// steps done). Throws DivergenceError on NaN.
+  void run();
+
+  const config::Config& config() const { return config_; }
+  const LatticeUnits& units() const { return units_; }
+  const mesh::SparseMesh& mesh() const { return mesh_; }
+  const FlowNumbers& flow_numbers() const { return flow_; }
+  FieldRegistry& fields() { return *fields_; }
+  std::int64_t steps() const { return steps_; }
+
+ private:
+  void load_plugins(const config::Document& doc, const RunOptions& options);
+  void derive_flow_numbers(const std::vector<std::pair<double, std::string>>& velocity_scales);
+  void select_backend();
+  void declare_core_fields();
+  void check_mass_and_finiteness(std::int64_t step);
+  std::uint64_t population_checksum() const;
+
+  RunSummary& summary_;
+  // Loaded libraries are declared first so they are unloaded last, after every object
+  // whose code lives in them (plugins, scheduler actions).
+  std::vector<LoadedPlugin> libraries_;
+  config::Config config_;
+  LatticeUnits units_;
+  FlowNumbers flow_;
+  geometry::VoxelGrid voxels_;
+  mesh::SparseMesh mesh_;
+  exec::Space space_ = exec::Space::host;
+  Precision precision_ = Precision::fp64;
+  std::int64_t steps_ = 0;
+  std::int64_t check_every_ = 100;
+  std::string output_dir_;
+  ProgressMode progress_ = ProgressMode::automatic;
+  std::unique_ptr<FieldRegistry> fields_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<OutputActions> output_;
+  std::vector<std::unique_ptr<Plugin>> plugins_;
+  double initial_mass_ = 0.0;
+};
+
+}  // namespace hemo

@@ -1,0 +1,60 @@
+#include "core/sim/summary.hpp"
+
+#include <filesystem>
+
+#include "core/common/version.hpp"
+#include "core/io/json.hpp"
+
+namespace hemo {
+
+std::string RunSummary::to_json() const {
+  io::JsonWriter j;
+  j.begin_object();
+  j.key("status").value(status);
+  j.key("exit_code").value(exit_code);
+  j.key("hemoflow_version").value(version());
+  j.key("hemoflow_commit").value(commit());
+  j.key("case").value(case_file);
+  j.key("output_dir").value(output_dir);
+  j.key("steps").value(steps);
+  j.key("steps_requested").value(steps_requested);
+  j.key("fluid_nodes").value(fluid_nodes);
+  j.key("voxels").value(voxels);
+  j.key("ranks").value(ranks);
+  j.key("backend").value(backend);
+  j.key("device").value(device);
+  j.key("precision").value(precision);
+  j.key("ordering").value(ordering);
+  j.key("plugins").begin_array();
+  for (const auto& p : plugins) j.value(p);
+  j.end_array();
+  j.key("wall_seconds").value(wall_seconds);
+  j.key("setup_seconds").value(setup_seconds);
+  j.key("mlups").value(mlups);
+  j.key("mass_relative_drift").value(mass_relative_drift);
+  j.key("dx").value(dx);
+  j.key("dt").value(dt);
+  j.key("tau").value(tau);
+  j.key("mach").value(mach);
+  j.key("reynolds").value(reynolds);
+  j.key("mesh_bytes").value(mesh_bytes);
+  j.key("field_bytes").value(field_bytes);
+  j.key("population_checksum").value(population_checksum);
+  if (failed_step >= 0) j.key("failed_step").value(failed_step);
+  if (failed_node >= 0) j.key("failed_node").value(failed_node);
+  j.key("phase_seconds").begin_object();
+  for (const auto& [phase, s] : phase_seconds) j.key(phase).value(s);
+  j.end_object();
+  j.key("outputs").begin_array();
+  for (const auto& o : outputs) j.value(o);
+  j.end_array();
+  j.end_object();
+  return j.str() + "\n";
+}
+
+void write_summary(const RunSummary& summary, const std::string& output_dir) {
+  std::filesystem::create_directories(output_dir);
+  io::write_file_atomic((std::filesystem::path(output_dir) / "summary.json").string(), summary.to_json());
+}
+
+}  // namespace hemo

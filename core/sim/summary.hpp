@@ -1,0 +1,44 @@
+#pragma once
+// summary.json: what a run did, for people and for scripts (DESIGN.md, "Interfaces other
+// tools rely on"). Filled as the run proceeds and written at the end, on success and on
+// failure alike.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hemo {
+
+struct RunSummary {
+  std::string status = "not started";  // "ok" or the error
+  int exit_code = 1;
+  std::string case_file;
+  std::string output_dir;
+  std::int64_t steps = 0;          // steps completed
+  std::int64_t steps_requested = 0;
+  std::uint64_t fluid_nodes = 0;
+  std::uint64_t voxels = 0;
+  int ranks = 1;
+  std::string backend = "cpu";
+  std::string device;              // CPU model and threads, or the GPU's name
+  std::string precision;
+  std::string ordering;
+  std::vector<std::string> plugins;
+  double wall_seconds = 0.0;       // time loop only
+  double setup_seconds = 0.0;
+  double mlups = 0.0;              // million fluid-node updates per second
+  double mass_relative_drift = 0.0;
+  double dx = 0.0, dt = 0.0, tau = 0.0, mach = 0.0, reynolds = 0.0;
+  std::uint64_t mesh_bytes = 0, field_bytes = 0;
+  std::string population_checksum;  // FNV-1a of the final populations, hex
+  std::int64_t failed_step = -1, failed_node = -1;
+  std::vector<std::pair<std::string, double>> phase_seconds;
+  std::vector<std::string> outputs;  // files written
+
+  std::string to_json() const;
+};
+
+/// Writes DIR/summary.json atomically (creating DIR).
+void write_summary(const RunSummary& summary, const std::string& output_dir);
+
+}  // namespace hemo

@@ -1,0 +1,55 @@
+#include "core/sim/units.hpp"
+
+#include <cmath>
+
+#include "core/common/error.hpp"
+#include "core/common/text.hpp"
+
+namespace hemo {
+
+void declare_units_schema(config::Schema& schema) {
+  schema.section("fluid", "core", "Physical properties of the fluid (blood plasma or whole blood)")
+      .real("density", "kg/m^3", "Mass density rho_0")
+      .greater_than(0.0)
+      .default_value(1060.0)
+      .real("viscosity", "m^2/s", "Kinematic viscosity nu")
+      .greater_than(0.0)
+      .default_value(3.3e-6);
+  schema.section("lattice", "core", "Lattice resolution, time step and numerics")
+      .real("dx", "m", "Lattice spacing (the resolution)")
+      .greater_than(0.0)
+      .required()
+      .real("tau", "1", "BGK relaxation time; sets dt = (tau - 1/2) dx^2 / (3 nu). Give tau or dt, not both; 0.8 when neither")
+      .greater_than(0.5)
+      .note("tau <= 1/2 means zero or negative viscosity")
+      .real("dt", "s", "Time step; sets tau = 1/2 + 3 nu dt / dx^2. Give tau or dt, not both")
+      .greater_than(0.0)
+      .string("ordering", "Node numbering in memory: 'lexicographic' (x fastest) or 'morton' (Z-order)")
+      .choices({"lexicographic", "morton"})
+      .default_value(std::string("lexicographic"));
+}
+
+LatticeUnits derive_units(const config::Config& cfg) {
+  LatticeUnits u;
+  u.dx = cfg.real("lattice.dx");
+  u.density = cfg.real("fluid.density");
+  u.viscosity = cfg.real("fluid.viscosity");
+  const bool has_tau = cfg.has("lattice.tau"), has_dt = cfg.has("lattice.dt");
+  if (has_tau && has_dt)
+    cfg.fail("lattice.dt", str("give lattice.tau or lattice.dt, not both (tau is set at ", cfg.where("lattice.tau"), ")"));
+  if (has_dt) {
+    u.dt = cfg.real("lattice.dt");
+    u.tau = 0.5 + 3.0 * u.viscosity * u.dt / (u.dx * u.dx);
+    if (!(u.tau > 0.5 + 1e-12)) {
+      cfg.fail("lattice.dt", str("gives tau = ", fmt_g(u.tau, 8), ", which must be > 0.5 (zero or negative viscosity); ",
+                                 "make dt larger"));
+    }
+  } else {
+    u.tau = has_tau ? cfg.real("lattice.tau") : 0.8;
+    u.dt = (u.tau - 0.5) * u.dx * u.dx / (3.0 * u.viscosity);
+  }
+  if (!std::isfinite(u.dt) || u.dt <= 0.0) cfg.fail("lattice.dx", "gives an unusable time step");
+  return u;
+}
+
+}  // namespace hemo

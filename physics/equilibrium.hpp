@@ -1,0 +1,54 @@
+#pragma once
+// Second-order BGK equilibrium and the hydrodynamic moments, in *shifted* populations.
+//
+// hemoflow stores h_q = f_q - w_q (the deviation from the rest state rho = 1, u = 0)
+// rather than f_q. The physics is unchanged (sum_q w_q = 1, sum_q w_q c_q = 0), but the
+// stored numbers are small, so FP32 keeps about two more significant digits of the
+// density and velocity (Skordos 1993; the same trick FluidX3D uses).
+//
+// Equilibrium, HemeLB paper (seeds/001) eq. 4 with c_s^2 = 1/3:
+//   f_q^eq = w_q rho (1 + 3 c.u + 9/2 (c.u)^2 - 3/2 u.u)
+//   h_q^eq = f_q^eq - w_q = w_q (rho - 1) + w_q rho (3 c.u + 9/2 (c.u)^2 - 3/2 u.u)
+#include "physics/d3q19.hpp"
+#include "physics/vec3.hpp"
+
+namespace hemo::phys {
+
+/// Zeroth and first moments of shifted populations: density excess (rho - 1) and
+/// momentum j = sum_q c_q h_q (HemeLB eqs. 5-6; the shift adds nothing to j).
+template <class Real>
+struct Moments {
+  Real drho;  // rho - 1
+  Vec3<Real> j;
+};
+
+template <class Real>
+HEMO_HD Moments<Real> moments(const Real (&h)[d3q19::Q]) {
+  Moments<Real> m{Real(0), {Real(0), Real(0), Real(0)}};
+  HEMO_UNROLL
+  for (int q = 0; q < d3q19::Q; ++q) {
+    m.drho += h[q];
+    m.j.x += Real(d3q19::cx(q)) * h[q];
+    m.j.y += Real(d3q19::cy(q)) * h[q];
+    m.j.z += Real(d3q19::cz(q)) * h[q];
+  }
+  return m;
+}
+
+/// Shifted equilibrium h_q^eq(rho, u) for one direction.
+template <class Real>
+HEMO_HD Real equilibrium_shifted(int q, Real drho, const Vec3<Real>& u) {
+  const Real rho = Real(1) + drho;
+  const Real cu = Real(d3q19::cx(q)) * u.x + Real(d3q19::cy(q)) * u.y + Real(d3q19::cz(q)) * u.z;
+  const Real uu = dot(u, u);
+  const Real wq = d3q19::w<Real>(q);
+  return wq * drho + wq * rho * (Real(3) * cu + Real(4.5) * cu * cu - Real(1.5) * uu);
+}
+
+/// Unshifted equilibrium f_q^eq, for tests and initialisation in absolute terms.
+template <class Real>
+HEMO_HD Real equilibrium(int q, Real rho, const Vec3<Real>& u) {
+  return d3q19::w<Real>(q) + equilibrium_shifted(q, rho - Real(1), u);
+}
+
+}  // namespace hemo::phys

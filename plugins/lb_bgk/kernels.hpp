@@ -1,0 +1,91 @@
+#pragma once
+// Device-safe kernels of the D3Q19 BGK plugin, written once for CPU and GPU.
+#include <cstdint>
+
+#include "core/mesh/link_codes.hpp"
+#include "physics/bgk.hpp"
+#include "physics/bounce_back.hpp"
+
+namespace hemo::lb_bgk {
+
+namespace d3q19 = phys::d3q19;
+
+/// One fused pull step on node n (Rinaldi et al., seeds/003, sec. 3: stream by pulling,
+/// then collide, one read and one write of every population):
+///   1. gather h_q from the node at x - c_q (or bounce back, link_codes.hpp),
+///   2. moments, Guo force (rho * g plus an optional force-density field),
+///   3. BGK relaxation with the Guo source,
+///   4. write the post-collision populations to the other population set.
+/// Populations are SoA rows of `stride` entries: h_q(n) = f[q * stride + n], shifted
+/// by -w_q (equilibrium.hpp).
+template <class Real>
+struct CollideStream {
+  const Real* HEMO_RESTRICT f_in;   // post-collision populations of the last step (A)
+  Real* HEMO_RESTRICT f_out;        // this step's post-collision populations (B)
+  const std::uint32_t* HEMO_RESTRICT neighbours;  // 18 rows, link_codes.hpp
+  const Real* HEMO_RESTRICT link_value;           // per coded link; null if there are none
+  const Real* HEMO_RESTRICT force;  // 3 rows of force density; null for none
+  Real* HEMO_RESTRICT density;      // written when write_moments
+  Real* HEMO_RESTRICT velocity;     // 3 rows, written when write_moments
+  phys::Vec3<Real> acceleration;    // uniform body acceleration, lattice units
+  Real omega;
+  std::uint32_t stride;
+  bool write_moments;
+
+  HEMO_HD void operator()(std::uint32_t n) const {
+    const std::size_t s = stride;
+    Real h[d3q19::Q];
+    h[0] = f_in[n];
+    HEMO_UNROLL
+    for (int q = 1; q < d3q19::Q; ++q) {
+      const std::uint32_t src = neighbours[std::size_t(q - 1) * s + n];
+      if (mesh::is_node(src)) {
+        h[q] = f_in[std::size_t(q) * s + src];
+      } else {
+        // Halfway bounce-back: what left n towards the wall comes back reversed, plus
+        // the wall's momentum term on coded links (physics/bounce_back.hpp).
+        const Real reflected = f_in[std::size_t(d3q19::opposite(q)) * s + n];
+        h[q] = phys::bounce_back_link(reflected, src == mesh::wall_link ? Real(0) : link_value[mesh::link_index(src)]);
+      }
+    }
+    const phys::Moments<Real> m = phys::moments(h);
+    const Real rho = Real(1) + m.drho;
+    phys::Vec3<Real> F{rho * acceleration.x, rho * acceleration.y, rho * acceleration.z};
+    if (force) {
+      F.x += force[n];
+      F.y += force[s + n];
+      F.z += force[2 * s + n];
+    }
+    const phys::NodeState<Real> st = phys::collide_bgk(h, omega, F);
+    HEMO_UNROLL
+    for (int q = 0; q < d3q19::Q; ++q) f_out[std::size_t(q) * s + n] = h[q];
+    if (write_moments) {
+      density[n] = Real(1) + st.drho;
+      velocity[n] = st.u.x;
+      velocity[s + n] = st.u.y;
+      velocity[2 * s + n] = st.u.z;
+    }
+  }
+};
+
+/// Initial state: equilibrium at rho = 1 and velocity u0 (lattice units).
+template <class Real>
+struct InitEquilibrium {
+  Real* HEMO_RESTRICT f;
+  Real* HEMO_RESTRICT density;
+  Real* HEMO_RESTRICT velocity;
+  phys::Vec3<Real> u0;
+  std::uint32_t stride;
+
+  HEMO_HD void operator()(std::uint32_t n) const {
+    const std::size_t s = stride;
+    HEMO_UNROLL
+    for (int q = 0; q < d3q19::Q; ++q) f[std::size_t(q) * s + n] = phys::equilibrium_shifted(q, Real(0), u0);
+    density[n] = Real(1);
+    velocity[n] = u0.x;
+    velocity[s + n] = u0.y;
+    velocity[2 * s + n] = u0.z;
+  }
+};
+
+}  // namespace hemo::lb_bgk

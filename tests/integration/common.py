@@ -1,0 +1,32 @@
+"""Helpers shared by the integration tests: run hemoflow, read its outputs."""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "analysis"))
+import hemo_output  # noqa: E402,F401  (re-exported for the tests)
+
+
+def run_hemoflow(hemoflow, args, env=None, expect=0):
+    """Runs `hemoflow args...`; fails the test with its output if the exit code differs."""
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    p = subprocess.run([hemoflow, *args], capture_output=True, text=True, env=full_env, timeout=1800)
+    if p.returncode != expect:
+        print(p.stdout)
+        print(p.stderr)
+        raise SystemExit(f"FAIL: hemoflow {' '.join(args)} exited {p.returncode}, expected {expect}")
+    return p
+
+
+def summary(out_dir):
+    with open(os.path.join(out_dir, "summary.json")) as f:
+        return json.load(f)
+
+
+def check(condition, message):
+    print(("ok   " if condition else "FAIL ") + message)
+    return bool(condition)

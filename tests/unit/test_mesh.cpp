@@ -1,0 +1,132 @@
+// Sparse mesh: node numbering, the pull neighbour table, wall and coded links,
+// periodicity, Morton ordering and lookups.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "core/mesh/sparse_mesh.hpp"
+#include "physics/d3q19.hpp"
+
+using namespace hemo;
+namespace q19 = hemo::phys::d3q19;
+
+namespace {
+geometry::VoxelGrid box(int nx, int ny, int nz) {
+  geometry::VoxelGrid v;
+  v.dims = {nx, ny, nz};
+  v.dx = 1.0;
+  v.fluid.assign(std::size_t(nx) * ny * nz, 1);
+  return v;
+}
+
+/// Every node link is consistent: a neighbour m of n in direction q sits at x_n - c_q
+/// (modulo periodic axes); every other link leaves the fluid.
+void check_links(const mesh::SparseMesh& m, const geometry::VoxelGrid& v) {
+  for (std::uint32_t n = 0; n < m.num_nodes; ++n)
+    for (int q = 1; q < q19::Q; ++q) {
+      const std::uint32_t code = m.neighbours[std::size_t(q - 1) * m.stride + n];
+      int y[3] = {m.i[n] - q19::cx(q), m.j[n] - q19::cy(q), m.k[n] - q19::cz(q)};
+      for (int d = 0; d < 3; ++d)
+        if (m.periodic[d]) y[d] = (y[d] + v.dims[d]) % v.dims[d];
+      if (mesh::is_node(code)) {
+        REQUIRE(code < m.num_nodes);
+        CHECK(m.i[code] == y[0]);
+        CHECK(m.j[code] == y[1]);
+        CHECK(m.k[code] == y[2]);
+      } else {
+        CHECK_FALSE(v.is_fluid(y[0], y[1], y[2]));
+      }
+    }
+}
+}  // namespace
+
+TEST_CASE("morton keys interleave x, y, z bits") {
+  CHECK(mesh::morton_key(1, 0, 0) == 1);
+  CHECK(mesh::morton_key(0, 1, 0) == 2);
+  CHECK(mesh::morton_key(0, 0, 1) == 4);
+  CHECK(mesh::morton_key(1, 1, 1) == 7);
+  CHECK(mesh::morton_key(2, 0, 0) == 8);
+  // (3, 5, 6) = x 011, y 101, z 110: groups z y x from bit 2 down: 110 101 011
+  CHECK(mesh::morton_key(3, 5, 6) == 0b110'101'011ull);
+}
+
+TEST_CASE("closed box: every link is a node or a wall, wall count matches the faces") {
+  const auto v = box(4, 3, 5);
+  const auto m = mesh::build_mesh(v, {}, mesh::Ordering::lexicographic);
+  CHECK(m.num_nodes == 60);
+  CHECK(m.stride % mesh::node_alignment == 0);
+  CHECK(m.stride >= m.num_nodes);
+  check_links(m, v);
+  // Count by brute force the links whose source lies outside the box.
+  std::uint64_t outside = 0;
+  for (int k = 0; k < 5; ++k)
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 4; ++i)
+        for (int q = 1; q < q19::Q; ++q)
+          if (!v.inside_box(i - q19::cx(q), j - q19::cy(q), k - q19::cz(q))) ++outside;
+  CHECK(m.wall_links == outside);
+  CHECK(m.links.size() == 0);
+}
+
+TEST_CASE("periodic axes wrap and leave no walls on their faces") {
+  const auto v = box(6, 4, 4);
+  mesh::MeshRequest req;
+  req.periodic = {true, true, true};
+  const auto m = mesh::build_mesh(v, req, mesh::Ordering::lexicographic);
+  CHECK(m.wall_links == 0);
+  check_links(m, v);
+}
+
+TEST_CASE("morton ordering numbers the same nodes with consistent links") {
+  const auto v = box(8, 8, 8);
+  mesh::MeshRequest req;
+  req.periodic = {true, false, false};
+  const auto lex = mesh::build_mesh(v, req, mesh::Ordering::lexicographic);
+  const auto mor = mesh::build_mesh(v, req, mesh::Ordering::morton);
+  CHECK(mor.num_nodes == lex.num_nodes);
+  CHECK(mor.wall_links == lex.wall_links);
+  check_links(mor, v);
+  // Z-order: the first 8 nodes are the 2x2x2 block at the origin.
+  std::set<std::array<int, 3>> first;
+  for (std::uint32_t n = 0; n < 8; ++n) first.insert({mor.i[n], mor.j[n], mor.k[n]});
+  for (int k = 0; k < 2; ++k)
+    for (int j = 0; j < 2; ++j)
+      for (int i = 0; i < 2; ++i) CHECK(first.count({i, j, k}) == 1);
+  for (std::uint32_t n = 0; n < mor.num_nodes; ++n) CHECK(*mor.find(mor.i[n], mor.j[n], mor.k[n]) == n);
+}
+
+TEST_CASE("link classes claim the solid voxels beyond a face, in (node, direction) order") {
+  const auto v = box(5, 5, 5);
+  mesh::MeshRequest req;
+  const int lid = req.add_link_class("lid", [](const std::array<int, 3>& y) { return y[2] >= 5; });
+  const auto m = mesh::build_mesh(v, req, mesh::Ordering::lexicographic);
+  // Top layer: 25 nodes, each pulls 5 directions (c_z = -1) from z = 5.
+  CHECK(m.links.size() == 125);
+  CHECK(m.links.count(lid) == 125);
+  CHECK(m.links.class_names[0] == "lid");
+  for (std::size_t k = 0; k < m.links.size(); ++k) {
+    CHECK(m.k[m.links.node[k]] == 4);
+    CHECK(q19::cz(m.links.direction[k]) == -1);
+    const std::uint32_t code = m.neighbours[std::size_t(m.links.direction[k] - 1) * m.stride + m.links.node[k]];
+    CHECK(mesh::is_coded_link(code));
+    CHECK(mesh::link_index(code) == k);
+    if (k) CHECK(m.links.node[k - 1] <= m.links.node[k]);
+  }
+}
+
+TEST_CASE("lookups: find and nearest") {
+  auto v = box(4, 4, 4);
+  v.fluid[v.index(1, 1, 1)] = 0;
+  const auto m = mesh::build_mesh(v, {}, mesh::Ordering::morton);
+  CHECK(m.num_nodes == 63);
+  CHECK_FALSE(m.find(1, 1, 1).has_value());
+  CHECK_FALSE(m.find(4, 0, 0).has_value());
+  const auto n = m.find(2, 3, 0);
+  REQUIRE(n.has_value());
+  CHECK(m.i[*n] == 2);
+  const auto near = m.nearest({2.4, 3.6, 0.5});
+  REQUIRE(near.has_value());
+  CHECK(*near == *n);
+  CHECK_FALSE(m.nearest({40.0, 40.0, 40.0}).has_value());
+}

@@ -1,0 +1,47 @@
+"""Reading a hemoflow output folder: summary.json, the resolved case (case.toml), the
+field snapshots (HDF5) and probe CSVs. Standard library plus numpy and h5py (Debian:
+python3-numpy, python3-h5py)."""
+import csv
+import json
+import os
+import re
+import tomllib
+
+import numpy as np
+
+
+def summary(out_dir):
+    with open(os.path.join(out_dir, "summary.json")) as f:
+        return json.load(f)
+
+
+def case(out_dir):
+    """The case as it ran: the case file with every --set override applied."""
+    with open(os.path.join(out_dir, "case.toml"), "rb") as f:
+        return tomllib.load(f)
+
+
+def field_steps(out_dir):
+    """Steps with a field snapshot, ascending."""
+    names = os.listdir(os.path.join(out_dir, "fields"))
+    return sorted(int(m.group(1)) for n in names if (m := re.fullmatch(r"step_(\d+)\.h5", n)))
+
+
+def fields(out_dir, step=None):
+    """(coordinates N x 3 in m, {name: array}) of one snapshot (the last by default)."""
+    import h5py
+
+    if step is None:
+        step = field_steps(out_dir)[-1]
+    with h5py.File(os.path.join(out_dir, "fields", "mesh.h5"), "r") as m:
+        coords = m["coordinates"][...]
+    with h5py.File(os.path.join(out_dir, "fields", f"step_{step:08d}.h5"), "r") as f:
+        data = {k: f[k][...] for k in f.keys()}
+    return coords, data
+
+
+def probe(out_dir, name):
+    """Rows of a probe CSV as a dict of numpy columns."""
+    with open(os.path.join(out_dir, f"{name}.csv")) as f:
+        rows = list(csv.DictReader(f))
+    return {k: np.array([float(r[k]) for r in rows]) for k in rows[0]}

@@ -1,0 +1,194 @@
+"""Validation suite driver: each check runs hemoflow on a case, compares with a reference
+and returns records; this script collects them into docs/validation.{md,json}.
+
+Every number in docs/validation.md comes from here. Add a check by writing a function
+that takes the Context and returns a list of Record (see poiseuille_pipe below)."""
+import argparse
+import datetime
+import json
+import math
+import os
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tools", "analysis"))
+import hemo_output  # noqa: E402
+import poiseuille  # noqa: E402
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+@dataclass
+class Record:
+    case: str
+    quantity: str
+    reference_source: str
+    reference: float
+    value: float
+    error: float
+    tolerance: float
+    passed: bool
+    resolution: str
+    backend: str
+    commit: str = ""
+
+
+@dataclass
+class Context:
+    hemoflow: str
+    backend: str
+    work: str
+    commit: str
+    plots: list = field(default_factory=list)
+
+    def run(self, case, out, *args):
+        cmd = [self.hemoflow, "run", os.path.join(ROOT, "cases", case), "--quiet", "--output", out,
+               "--backend", self.backend, *args]
+        print("  $", " ".join(cmd), flush=True)
+        subprocess.run(cmd, check=True)
+        return hemo_output.summary(out)
+
+
+def poiseuille_pipe(ctx):
+    """Body-force pipe at 8, 16, 32 nodes per radius: L2 error and observed order."""
+    R = 5.0e-4
+    records, errors, profiles = [], {}, {}
+    for nodes in (8, 16, 32):
+        dx = R / nodes
+        out = os.path.join(ctx.work, f"poiseuille_R{nodes}")
+        s = ctx.run("poiseuille_pipe.toml", out, "--set", f"lattice.dx={dx!r}",
+                    "--set", f"geometry.length={8 * dx!r}", "--set", "output.probe=[]")
+        err, n, umax_exact, umax = poiseuille.l2_error(out)
+        errors[nodes] = err
+        case = hemo_output.case(out)
+        coords, data = hemo_output.fields(out)
+        exact, axis, r = poiseuille.analytic(case, coords)
+        profiles[nodes] = (r, data["velocity"] @ axis)
+        records.append(Record("poiseuille_pipe", "relative L2 error of axial velocity", "Hagen-Poiseuille u = g(R^2-r^2)/(4 nu)",
+                              0.0, err, err, 0.02 if nodes == 16 else float("nan"), err < 0.02 if nodes >= 16 else True,
+                              f"R = {nodes} dx ({s['fluid_nodes']} nodes)", s["backend"]))
+        records.append(Record("poiseuille_pipe", "centre-line velocity [m/s]", "Hagen-Poiseuille g R^2/(4 nu) at the nearest node",
+                              umax_exact, umax, (umax - umax_exact) / umax_exact, float("nan"), True,
+                              f"R = {nodes} dx", s["backend"]))
+    for a, b in ((8, 16), (16, 32)):
+        order = math.log2(errors[a] / errors[b])
+        records.append(Record("poiseuille_pipe", f"observed order of convergence R={a}->{b}", "second-order scheme",
+                              2.0, order, order - 2.0, 1.8 if a == 8 else float("nan"), order >= 1.8 if a == 8 else True,
+                              f"R = {a}, {b} dx", ctx.backend))
+    # Plot: profile at R = 16 against theory, and the error against resolution.
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    r16, u16 = profiles[16]
+    rr = np.linspace(0, R, 200)
+    g = 1.056
+    nu = 3.3e-6
+    ax1.plot(rr * 1e3, g * (R * R - rr * rr) / (4 * nu), "k-", label="Hagen-Poiseuille")
+    ax1.plot(r16 * 1e3, u16, ".", ms=3, label="hemoflow, R = 16 dx (all nodes)")
+    ax1.set_xlabel("r [mm]")
+    ax1.set_ylabel("axial velocity [m/s]")
+    ax1.legend()
+    ax1.set_title("Poiseuille pipe, body force")
+    res = sorted(errors)
+    ax2.loglog(res, [errors[n] for n in res], "o-", label="hemoflow L2 error")
+    ax2.loglog(res, [errors[8] * (8 / n) ** 2 for n in res], "k--", label="second order")
+    ax2.set_xlabel("nodes per radius")
+    ax2.set_ylabel("relative L2 error")
+    ax2.legend()
+    fig.tight_layout()
+    path = os.path.join(ROOT, "docs", "img", "poiseuille_pipe.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    ctx.plots.append(("Poiseuille pipe", "img/poiseuille_pipe.png"))
+    return records
+
+
+def lid_mass(ctx):
+    """Closed lid-driven box: relative mass drift over 2000 steps, fp64 and fp32."""
+    records = []
+    for precision, tol in (("fp64", 1e-10), ("fp32", float("nan"))):
+        out = os.path.join(ctx.work, f"lid_mass_{precision}")
+        s = ctx.run("lid_driven_cavity.toml", out, "--set", f'run.precision="{precision}"', "--set", "run.check_every=10")
+        drift = s["mass_relative_drift"]
+        records.append(Record("lid_driven_cavity", f"relative mass drift over {s['steps']} steps ({precision})",
+                              "exact conservation (bounce-back permutes populations)", 0.0, drift, abs(drift), tol,
+                              abs(drift) < tol if tol == tol else True, f"{s['fluid_nodes']} nodes", s["backend"]))
+    return records
+
+
+CHECKS = {"poiseuille_pipe": poiseuille_pipe, "lid_mass": lid_mass}
+
+
+def fmt(x):
+    if isinstance(x, float) and (math.isnan(x)):
+        return "-"
+    return f"{x:.4g}" if isinstance(x, float) else str(x)
+
+
+def write_report(records, ctx, device):
+    os.makedirs(os.path.join(ROOT, "docs"), exist_ok=True)
+    with open(os.path.join(ROOT, "docs", "validation.json"), "w") as f:
+        json.dump([{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in asdict(r).items()}
+                   for r in records], f, indent=1)
+        f.write("\n")
+    lines = [
+        "# Validation report",
+        "",
+        f"Generated by `tools/validate --backend {ctx.backend}` on {datetime.date.today()} at commit `{ctx.commit}`",
+        f"({device}). Every number below comes from that script; rerun it to reproduce them.",
+        "Tolerance `-` means the row is reported, not asserted.",
+        "",
+        "| case | quantity | reference (source) | hemoflow | error | tolerance | passed | resolution | backend |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in records:
+        lines.append(f"| {r.case} | {r.quantity} | {fmt(r.reference)} ({r.reference_source}) | {fmt(r.value)} | "
+                     f"{fmt(r.error)} | {fmt(r.tolerance)} | {'yes' if r.passed else '**no**'} | {r.resolution} | {r.backend} |")
+    lines += ["", "## Notes", "",
+              "- Poiseuille pipe: the pipe wall is a staircase of voxels with halfway bounce-back. Between",
+              "  8 and 16 nodes per radius the error falls at second order; beyond, the staircase's",
+              "  geometric error no longer shrinks smoothly with dx (the effective radius oscillates",
+              "  around R), so the observed order between 16 and 32 nodes is not a property of the",
+              "  scheme. Curved-wall treatments (VLBM, issue 5) address this.",
+              "- Mass in the closed box is conserved to rounding in fp64. In fp32 the drift is the",
+              "  accumulated rounding of the collision (populations are stored shifted by the lattice",
+              "  weights, which keeps it small).", ""]
+    for title, path in ctx.plots:
+        lines += [f"## {title}", "", f"![{title}]({path})", ""]
+    with open(os.path.join(ROOT, "docs", "validation.md"), "w") as f:
+        f.write("\n".join(lines))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--backend", choices=["cpu", "cuda"], default="cpu")
+    ap.add_argument("--hemoflow", default=os.path.join(ROOT, "build", "bin", "hemoflow"))
+    ap.add_argument("--work", default=os.path.join(ROOT, "out", "validation"))
+    ap.add_argument("--only", choices=sorted(CHECKS), action="append")
+    a = ap.parse_args()
+    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip() or "unknown"
+    os.makedirs(os.path.join(ROOT, "docs", "img"), exist_ok=True)
+    ctx = Context(a.hemoflow, a.backend, a.work, commit)
+    records = []
+    for name in a.only or CHECKS:
+        print(f"== {name}", flush=True)
+        records += CHECKS[name](ctx)
+    for r in records:
+        r.commit = commit
+    device = hemo_output.summary(os.path.join(a.work, "lid_mass_fp64"))["device"] if "lid_mass" in (a.only or CHECKS) else a.backend
+    write_report(records, ctx, device)
+    print(f"{'case':18} {'quantity':52} {'value':>12} {'error':>10} passed")
+    for r in records:
+        print(f"{r.case:18} {r.quantity[:52]:52} {fmt(r.value):>12} {fmt(r.error):>10} {r.passed}")
+    failed = [r for r in records if not r.passed]
+    print(f"{len(records) - len(failed)}/{len(records)} checks passed; wrote docs/validation.md and docs/validation.json")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
