@@ -149,11 +149,12 @@ def write_report(records, ctx, device):
         lines.append(f"| {r.case} | {r.quantity} | {fmt(r.reference)} ({r.reference_source}) | {fmt(r.value)} | "
                      f"{fmt(r.error)} | {fmt(r.tolerance)} | {'yes' if r.passed else '**no**'} | {r.resolution} | {r.backend} |")
     lines += ["", "## Notes", "",
-              "- Poiseuille pipe: the pipe wall is a staircase of voxels with halfway bounce-back. Between",
-              "  8 and 16 nodes per radius the error falls at second order; beyond, the staircase's",
-              "  geometric error no longer shrinks smoothly with dx (the effective radius oscillates",
-              "  around R), so the observed order between 16 and 32 nodes is not a property of the",
-              "  scheme. Curved-wall treatments (VLBM, issue 5) address this.",
+              "- Poiseuille pipe: the pipe wall is a staircase of voxels with halfway bounce-back,",
+              "  which is second order only for walls aligned with the lattice. On a curved wall the",
+              "  staircase's geometric error (the effective radius oscillates around R as dx shrinks)",
+              "  limits convergence to about first order on average: the pair 8 -> 16 nodes per radius",
+              "  shows 2.06, the pair 16 -> 32 only 0.56, and the sign of the centre-line error flips",
+              "  between them. Curved-wall treatments (VLBM, issue 5) address this.",
               "- Mass in the closed box is conserved to rounding in fp64. In fp32 the drift is the",
               "  accumulated rounding of the collision (populations are stored shifted by the lattice",
               "  weights, which keeps it small).", ""]
