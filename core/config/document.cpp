@@ -28,6 +28,14 @@ struct DocumentData {
 
 namespace detail {
 
+bool is_array_of_tables(const toml::node& n) {
+  const auto* a = n.as_array();
+  if (!a || a->empty()) return false;
+  for (const auto& e : *a)
+    if (!e.is_table()) return false;
+  return true;
+}
+
 std::string document_to_toml(const DocumentData& d) {
   std::ostringstream os;
   os << toml::toml_formatter(d.root);
@@ -97,14 +105,6 @@ std::string trim(std::string_view s) {
   if (b == std::string_view::npos) return {};
   const auto e = s.find_last_not_of(" \t\r\n");
   return std::string(s.substr(b, e - b + 1));
-}
-
-bool is_array_of_tables(const toml::node& n) {
-  const auto* a = n.as_array();
-  if (!a || a->empty()) return false;
-  for (const auto& e : *a)
-    if (!e.is_table()) return false;
-  return true;
 }
 
 [[noreturn]] void override_error(const std::string& assignment, const std::string& why) {
@@ -178,7 +178,7 @@ void Document::apply_override(std::string_view assignment) {
     walked += (i ? "." : "") + segments[i];
     toml::node* next = table->get(segments[i]);
     if (!next) next = table->insert(segments[i], toml::table{}).first->second.as_table();
-    if (is_array_of_tables(*next))
+    if (detail::is_array_of_tables(*next))
       fail(str("'", walked, "' is an array of tables [[", walked, "]]; --set cannot reach into its elements"));
     if (!next->is_table()) fail(str("'", walked, "' is ", detail::kind_of(*next), ", not a table"));
     table = next->as_table();
@@ -240,7 +240,7 @@ std::vector<std::string> Document::peek_strings(std::string_view path, const std
 std::vector<std::string> Document::top_level_sections() const {
   std::vector<std::string> out;
   for (const auto& [k, v] : data_->root)
-    if (v.is_table() || is_array_of_tables(v)) out.emplace_back(k.str());
+    if (v.is_table() || detail::is_array_of_tables(v)) out.emplace_back(k.str());
   return out;
 }
 

@@ -26,6 +26,8 @@ std::shared_ptr<const DocumentData> document_snapshot(const DocumentData& d);
 std::string document_where(const DocumentData& d, std::string_view path, std::array<std::int64_t, 3>* order);
 /// The document as TOML text (overrides applied).
 std::string document_to_toml(const DocumentData& d);
+/// A non-empty array whose elements are all tables: TOML's [[name]].
+bool is_array_of_tables(const toml::node& n);
 /// "a string", "an integer", ...: what the user wrote, for "expected X, got Y".
 std::string kind_of(const toml::node& n);
 /// Every problem of the document, one message each, in file order, then overrides, then

@@ -20,14 +20,6 @@ std::string join_path(const std::string& a, std::string_view b) {
   return a.empty() ? std::string(b) : a + "." + std::string(b);
 }
 
-bool is_array_of_tables(const toml::node& n) {
-  const auto* a = n.as_array();
-  if (!a || a->empty()) return false;
-  for (const auto& e : *a)
-    if (!e.is_table()) return false;
-  return true;
-}
-
 std::string unit_suffix(const Key& k) {
   return k.unit.empty() || k.unit == "1" ? "" : " (" + k.unit + ")";
 }
@@ -228,7 +220,7 @@ class Checker {
 
   void subsection(const Section* sub, const toml::node& node, const std::string& sub_schema, const std::string& path) {
     const bool want_array = sub && sub->is_array();
-    if (want_array && node.is_array() && (is_array_of_tables(node) || node.as_array()->empty())) {
+    if (want_array && node.is_array() && (detail::is_array_of_tables(node) || node.as_array()->empty())) {
       const auto& a = *node.as_array();
       for (std::size_t i = 0; i < a.size(); ++i) table(*a.get(i)->as_table(), sub_schema, str(path, "[", i, "]"));
     } else if (!want_array && node.is_table()) {
@@ -236,7 +228,7 @@ class Checker {
     } else if (want_array && node.is_table()) {
       report(path, str(header(sub_schema, false), " must be an array of tables: write ", header(sub_schema, true),
                        " for each element"));
-    } else if (!want_array && is_array_of_tables(node)) {
+    } else if (!want_array && detail::is_array_of_tables(node)) {
       report(path, str(header(sub_schema, true), " is a single table, not an array of tables: write ",
                        header(sub_schema, false)));
     } else {
@@ -252,7 +244,7 @@ class Checker {
     const std::string near_section = closest_match(name, siblings);
     const std::string section_hint =
         near_section.empty() ? "" : " (did you mean [" + join_path(schema_path, near_section) + "]?)";
-    if (node.is_table() || is_array_of_tables(node)) {
+    if (node.is_table() || detail::is_array_of_tables(node)) {
       report(path, "unknown section " + header(sub_schema, !node.is_table()) + section_hint);
       return;
     }

@@ -1,4 +1,5 @@
 """Helpers shared by the integration tests: run hemoflow, read its outputs."""
+import argparse
 import json
 import os
 import subprocess
@@ -30,3 +31,12 @@ def summary(out_dir):
 def check(condition, message):
     print(("ok   " if condition else "FAIL ") + message)
     return bool(condition)
+
+
+def arguments(description=None):
+    """--hemoflow, --case and --work: what every run-based test takes."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--hemoflow", required=True, help="the hemoflow executable")
+    ap.add_argument("--case", required=True, help="case file to run")
+    ap.add_argument("--work", required=True, help="folder for the runs' output")
+    return ap.parse_args()

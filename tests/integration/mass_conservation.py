@@ -6,21 +6,16 @@ conserves mass to rounding and the lid's momentum terms cancel in +/- pairs: in 
 drift should sit near 1e-14. The test also checks that the lid did drive a flow (so a
 frozen run cannot pass).
 """
-import argparse
 import os
 import sys
 
 import numpy as np
 
-from common import check, hemo_output, run_hemoflow, summary
+from common import arguments, check, hemo_output, run_hemoflow, summary
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--hemoflow", required=True)
-    ap.add_argument("--case", required=True)
-    ap.add_argument("--work", required=True)
-    a = ap.parse_args()
+    a = arguments(__doc__)
     out = os.path.join(a.work, "lid")
     # 24^3 nodes keeps the test short on two cores.
     run_hemoflow(a.hemoflow, ["run", a.case, "--quiet", "--steps", "1000", "--output", out,

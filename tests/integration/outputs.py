@@ -2,24 +2,19 @@
 """A run's outputs are complete and readable: summary.json has every key other tools rely
 on (DESIGN.md), the HDF5 snapshots and XDMF files agree, probes are CSV with a header
 and physical positions, and case.toml holds the overrides."""
-import argparse
 import csv
 import os
 import sys
 import xml.dom.minidom
 
-from common import check, hemo_output, run_hemoflow, summary
+from common import arguments, check, hemo_output, run_hemoflow, summary
 
 REQUIRED = ["steps", "fluid_nodes", "ranks", "backend", "device", "wall_seconds", "mlups",
             "mass_relative_drift", "phase_seconds", "status"]
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--hemoflow", required=True)
-    ap.add_argument("--case", required=True)
-    ap.add_argument("--work", required=True)
-    a = ap.parse_args()
+    a = arguments(__doc__)
     out = os.path.join(a.work, "pipe")
     run_hemoflow(a.hemoflow, ["run", a.case, "--quiet", "--steps", "500", "--output", out,
                               "--set", "output.every=200", "--set", "output.precision=\"float32\""])

@@ -10,30 +10,25 @@ docs/validation.md).
 The pipe is periodic and only 4 (8) nodes long: the flow is fully developed, so the
 length does not change the profile, and the test stays within CI's two cores.
 """
-import argparse
 import math
 import os
 import sys
 
-from common import check, run_hemoflow, summary
+from common import arguments, check, run_hemoflow, summary
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "analysis"))
 import poiseuille  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--hemoflow", required=True)
-    ap.add_argument("--case", required=True)
-    ap.add_argument("--work", required=True)
-    a = ap.parse_args()
+    a = arguments(__doc__)
     R = 5.0e-4
     errors = {}
     for nodes in (8, 16):
         dx = R / nodes
         out = os.path.join(a.work, f"R{nodes}")
         run_hemoflow(a.hemoflow, ["run", a.case, "--quiet", "--output", out, "--set", f"lattice.dx={dx!r}",
-                                  "--set", f"geometry.length={4 * 8 * dx * nodes / nodes!r}",
+                                  "--set", f"geometry.length={R / 2!r}",
                                   "--set", "output.probe=[]"])
         err, n, umax_exact, umax = poiseuille.l2_error(out)
         s = summary(out)

@@ -2,13 +2,12 @@
 """The CPU backend gives bitwise identical results for 1 and 2 OpenMP threads, and for
 lexicographic and Morton node ordering (each node's update does the same arithmetic in
 the same order whatever the thread or the node's place in memory)."""
-import argparse
 import os
 import sys
 
 import numpy as np
 
-from common import check, hemo_output, run_hemoflow, summary
+from common import arguments, check, hemo_output, run_hemoflow, summary
 
 
 def fields_by_voxel(out):
@@ -22,11 +21,7 @@ def fields_by_voxel(out):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--hemoflow", required=True)
-    ap.add_argument("--case", required=True)
-    ap.add_argument("--work", required=True)
-    a = ap.parse_args()
+    a = arguments(__doc__)
     common = ["run", a.case, "--quiet", "--steps", "200", "--set", "lattice.dx=5e-05", "--set", "output.every=0"]
     runs = {
         "1 thread": ({"OMP_NUM_THREADS": "1"}, []),
