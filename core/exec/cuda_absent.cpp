@@ -24,7 +24,12 @@ void copy_to_host(void*, const void*, std::size_t) { absent(); }
 void copy_on_device(void*, const void*, std::size_t) { absent(); }
 void fill_zero(void*, std::size_t) { absent(); }
 void synchronize(const char*) {}
+void synchronize_compute(const char*) {}
 void* allocate_pinned(std::size_t) { absent(); }
 void release_pinned(void*) noexcept {}
+AsyncDownload::AsyncDownload() { absent(); }
+AsyncDownload::~AsyncDownload() = default;
+void AsyncDownload::copy(void*, const void*, std::size_t) { absent(); }
+void AsyncDownload::wait() {}
 
 }  // namespace hemo::exec::cuda

@@ -73,11 +73,39 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   HEMO_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
 }
 void copy_on_device(void* dst, const void* src, std::size_t bytes) {
-  HEMO_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+  // Asynchronous on the compute stream: ordered after the kernels, no host stall.
+  HEMO_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
 }
 void fill_zero(void* dst, std::size_t bytes) { HEMO_CUDA_CHECK(cudaMemset(dst, 0, bytes)); }
 
 void synchronize(const char* what) { check_cuda(cudaDeviceSynchronize(), what); }
+
+void synchronize_compute(const char* what) { check_cuda(cudaStreamSynchronize(0), what); }
+
+AsyncDownload::AsyncDownload() {
+  cudaStream_t s = nullptr;
+  cudaEvent_t e = nullptr;
+  HEMO_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  HEMO_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  stream_ = s;
+  ready_ = e;
+}
+
+AsyncDownload::~AsyncDownload() {
+  cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));
+  cudaEventDestroy(static_cast<cudaEvent_t>(ready_));
+  cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+}
+
+void AsyncDownload::copy(void* dst, const void* src, std::size_t bytes) {
+  auto s = static_cast<cudaStream_t>(stream_);
+  auto e = static_cast<cudaEvent_t>(ready_);
+  HEMO_CUDA_CHECK(cudaEventRecord(e, 0));
+  HEMO_CUDA_CHECK(cudaStreamWaitEvent(s, e, 0));
+  HEMO_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
+}
+
+void AsyncDownload::wait() { check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "asynchronous download"); }
 
 void* allocate_pinned(std::size_t bytes) {
   void* p = nullptr;

@@ -36,8 +36,29 @@ void copy_on_device(void* dst, const void* src, std::size_t bytes);
 void fill_zero(void* dst, std::size_t bytes);
 void synchronize(const char* what);
 
+/// Waits for the work issued so far on the default (compute) stream, not for the copy
+/// streams below; `what` names the work in the error if a kernel faulted.
+void synchronize_compute(const char* what);
+
 /// Pinned host memory, for transfers that overlap with kernels.
 void* allocate_pinned(std::size_t bytes);
 void release_pinned(void* ptr) noexcept;
+
+/// Device-to-host copies that overlap with later kernels. Each copy waits, on the device,
+/// for the work issued before it on the compute stream, then runs on a stream of its own;
+/// wait() blocks the calling thread until every copy issued so far has landed.
+class AsyncDownload {
+ public:
+  AsyncDownload();
+  ~AsyncDownload();
+  AsyncDownload(const AsyncDownload&) = delete;
+  AsyncDownload& operator=(const AsyncDownload&) = delete;
+  void copy(void* pinned_host_dst, const void* device_src, std::size_t bytes);
+  void wait();
+
+ private:
+  void* stream_ = nullptr;
+  void* ready_ = nullptr;
+};
 
 }  // namespace hemo::exec::cuda

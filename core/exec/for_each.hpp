@@ -15,21 +15,27 @@
 
 namespace hemo::exec {
 
+/// CUDA threads per block when the caller does not choose (a plugin may expose it as a
+/// tuning key); kernels are compiled for blocks of at most max_block_size threads.
+inline constexpr int default_block_size = 256;
+inline constexpr int max_block_size = 512;
+
 template <class Kernel>
 void launch_host(const Kernel& kernel, Range range);
 
 template <class Kernel>
-void launch_cuda(const Kernel& kernel, Range range, const char* name);
+void launch_cuda(const Kernel& kernel, Range range, const char* name, int block_size);
 
 template <class Kernel>
-void for_each(Space space, Range range, const Kernel& kernel, const char* name) {
+void for_each(Space space, Range range, const Kernel& kernel, const char* name, int block_size = default_block_size) {
   if (range.end <= range.begin) return;
   if (space == Space::host) {
     launch_host(kernel, range);
   } else {
 #if HEMO_HAVE_CUDA
-    launch_cuda(kernel, range, name);
+    launch_cuda(kernel, range, name, block_size);
 #else
+    (void)block_size;
     throw std::runtime_error(std::string("kernel '") + name +
                              "': this hemoflow was built without CUDA (HEMO_CUDA=OFF or no nvcc)");
 #endif

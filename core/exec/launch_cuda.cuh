@@ -8,23 +8,25 @@
 
 namespace hemo::exec {
 
-inline constexpr int default_block_size = 256;
-
 template <class Kernel>
-__global__ void __launch_bounds__(default_block_size) for_each_kernel(Kernel kernel, std::uint32_t begin, std::uint32_t end) {
+__global__ void __launch_bounds__(max_block_size) for_each_kernel(Kernel kernel, std::uint32_t begin, std::uint32_t end) {
   const std::uint32_t n = begin + blockIdx.x * blockDim.x + threadIdx.x;
   if (n < end) kernel(n);
 }
 
 template <class Kernel>
-void launch_cuda(const Kernel& kernel, Range range, const char* name) {
+void launch_cuda(const Kernel& kernel, Range range, const char* name, int block_size) {
+  if (block_size < 32 || block_size > max_block_size || block_size % 32 != 0) {
+    throw std::invalid_argument(std::string("kernel '") + name + "': block size " + std::to_string(block_size) +
+                                " is not a multiple of 32 between 32 and " + std::to_string(max_block_size));
+  }
   const std::uint32_t count = range.size();
-  const unsigned blocks = (count + default_block_size - 1) / default_block_size;
-  for_each_kernel<<<blocks, default_block_size>>>(kernel, range.begin, range.end);
+  const unsigned blocks = (count + block_size - 1) / block_size;
+  for_each_kernel<<<blocks, block_size>>>(kernel, range.begin, range.end);
   check_launch(name);
 }
 
 }  // namespace hemo::exec
 
 #define HEMO_INSTANTIATE_CUDA(...) \
-  template void hemo::exec::launch_cuda<__VA_ARGS__>(const __VA_ARGS__&, hemo::exec::Range, const char*)
+  template void hemo::exec::launch_cuda<__VA_ARGS__>(const __VA_ARGS__&, hemo::exec::Range, const char*, int)

@@ -1,5 +1,7 @@
 #include "core/geometry/shapes.hpp"
 
+#include "core/geometry/builders.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -13,21 +15,37 @@ namespace hemo::geometry {
 
 void declare_schema(config::Schema& schema) {
   schema.section("geometry", "core", "Analytic shape of the fluid domain (lengths in m)")
-      .string("shape", "Domain shape: 'box' (a channel or cavity) or 'pipe' (a circular cylinder)")
-      .choices({"box", "pipe"})
+      .string("shape", "Domain shape: 'box' (a channel or cavity), 'pipe' (a circular cylinder) or 'tree' (a bifurcating vessel tree)")
+      .choices({"box", "pipe", "tree"})
       .required()
       .reals("size", "m", "box: edge lengths [x, y, z]", 3)
       .greater_than(0.0)
       .reals("origin", "m", "box: position of the corner with the smallest coordinates", 3)
       .default_value(std::vector<double>{0.0, 0.0, 0.0})
-      .real("radius", "m", "pipe: radius")
+      .real("radius", "m", "pipe: radius; tree: radius of the root vessel")
       .greater_than(0.0)
-      .real("length", "m", "pipe: length along its axis")
+      .real("length", "m", "pipe: length along its axis; tree: length of the root vessel")
       .greater_than(0.0)
-      .reals("axis", "1", "pipe: direction of the axis (any direction; normalised)", 3)
+      .reals("axis", "1", "pipe, tree: direction of the (root) axis (any direction; normalised)", 3)
       .default_value(std::vector<double>{1.0, 0.0, 0.0})
-      .reals("center", "m", "pipe: midpoint of the axis", 3)
-      .default_value(std::vector<double>{0.0, 0.0, 0.0});
+      .reals("center", "m", "pipe: midpoint of the axis; tree: where the root vessel starts", 3)
+      .default_value(std::vector<double>{0.0, 0.0, 0.0})
+      .integer("levels", "1", "tree: generations of vessels (1 = the root alone; 2^levels - 1 vessels)")
+      .at_least(1)
+      .at_most(12)
+      .default_value(std::int64_t{4})
+      .real("branching_angle", "deg", "tree: angle between a daughter vessel and its parent")
+      .greater_than(0.0)
+      .less_than(90.0)
+      .default_value(35.0)
+      .real("radius_ratio", "1", "tree: daughter / parent radius (Murray's law for a symmetric split: 2^(-1/3) = 0.794)")
+      .greater_than(0.0)
+      .at_most(1.0)
+      .default_value(0.794)
+      .real("length_ratio", "1", "tree: daughter / parent length")
+      .greater_than(0.0)
+      .at_most(1.0)
+      .default_value(0.8);
   schema.table_array("geometry.obstacle", "core", "Solid obstacles cut out of the domain")
       .string("shape", "Obstacle shape")
       .choices({"sphere"})
@@ -39,9 +57,23 @@ void declare_schema(config::Schema& schema) {
       .required();
 }
 
+namespace detail {
+
+void check_voxel_budget(const config::Config& g, const std::array<int, 3>& dims, std::int64_t max_voxels) {
+  const double total = double(dims[0]) * dims[1] * dims[2];
+  if (total > double(max_voxels)) {
+    g.fail("shape", str("the bounding box has ", dims[0], " x ", dims[1], " x ", dims[2], " = ", fmt_g(total, 4),
+                        " voxels, more than the limit of ", fmt_g(double(max_voxels), 4),
+                        " (", fmt_bytes(total), " for the voxel map alone); make lattice.dx larger"));
+  }
+}
+
+}  // namespace detail
+
 namespace {
 
 using Vec = std::array<double, 3>;
+using detail::check_voxel_budget;
 
 int voxels_along(const config::Config& g, std::string_view key, double length, double dx) {
   const double n = length / dx;
@@ -58,20 +90,18 @@ int voxels_along(const config::Config& g, std::string_view key, double length, d
   return rounded;
 }
 
-void check_voxel_budget(const config::Config& g, const std::array<int, 3>& dims, std::int64_t max_voxels) {
-  const double total = double(dims[0]) * dims[1] * dims[2];
-  if (total > double(max_voxels)) {
-    g.fail("shape", str("the bounding box has ", dims[0], " x ", dims[1], " x ", dims[2], " = ", fmt_g(total, 4),
-                        " voxels, more than the limit of ", fmt_g(double(max_voxels), 4),
-                        " (", fmt_bytes(total), " for the voxel map alone); make lattice.dx larger"));
-  }
-}
-
 void refuse_keys_of_other_shape(const config::Config& g, const std::string& shape) {
-  const std::vector<const char*> box_only{"size", "origin"};
-  const std::vector<const char*> pipe_only{"radius", "length", "axis", "center"};
-  for (const char* k : shape == "box" ? pipe_only : box_only)
-    if (g.has(k)) g.fail(k, str("does not apply to shape = \"", shape, "\""));
+  // Which keys each shape reads; anything else given is a mistake worth reporting.
+  const std::vector<std::string> all{"size", "origin", "radius", "length", "axis", "center", "levels",
+                                     "branching_angle", "radius_ratio", "length_ratio"};
+  const std::vector<std::string> box{"size", "origin"};
+  const std::vector<std::string> pipe{"radius", "length", "axis", "center"};
+  const std::vector<std::string> tree{"radius", "length", "axis", "center", "levels", "branching_angle",
+                                      "radius_ratio", "length_ratio"};
+  const auto& allowed = shape == "box" ? box : (shape == "pipe" ? pipe : tree);
+  for (const std::string& k : all)
+    if (g.has(k) && std::find(allowed.begin(), allowed.end(), k) == allowed.end())
+      g.fail(k, str("does not apply to shape = \"", shape, "\""));
 }
 
 VoxelGrid build_box(const config::Config& g, double dx, std::int64_t max_voxels) {
@@ -165,7 +195,9 @@ void cut_obstacles(const config::Config& g, VoxelGrid& v) {
 VoxelGrid build(const config::Config& g, double dx, std::int64_t max_voxels) {
   const std::string shape = g.string("shape");
   refuse_keys_of_other_shape(g, shape);
-  VoxelGrid v = shape == "box" ? build_box(g, dx, max_voxels) : build_pipe(g, dx, max_voxels);
+  VoxelGrid v = shape == "box"    ? build_box(g, dx, max_voxels)
+                : shape == "pipe" ? build_pipe(g, dx, max_voxels)
+                                  : detail::build_vessel_tree(g, dx, max_voxels);
   cut_obstacles(g, v);
   if (v.fluid_count() == 0) g.fail("shape", "the geometry contains no fluid voxel");
   return v;

@@ -40,7 +40,7 @@ void Scheduler::run_step(StepContext& ctx) {
   for (Entry& e : entries_) {
     const auto t0 = clock::now();
     e.action(ctx);
-    if (fence_) fence_();
+    if (fence_) fence_(e.name);
     e.seconds += std::chrono::duration<double>(clock::now() - t0).count();
     ++e.calls;
   }

@@ -51,9 +51,11 @@ class Scheduler {
  public:
   using Action = std::function<void(StepContext&)>;
 
-  /// `fence` is called after each action before its clock stops, so asynchronous
-  /// backends are timed honestly (for CUDA: a device synchronisation).
-  explicit Scheduler(std::function<void()> fence = {}) : fence_(std::move(fence)) {}
+  /// `fence(action name)` is called after each action before its clock stops, so
+  /// asynchronous backends are timed honestly (for CUDA: wait for the compute stream,
+  /// which also reports a faulting kernel by its action's name).
+  using Fence = std::function<void(const std::string&)>;
+  explicit Scheduler(Fence fence = {}) : fence_(std::move(fence)) {}
 
   void add(Phase phase, std::string name, std::string owner, Action action);
   void run_step(StepContext& ctx);
@@ -80,7 +82,7 @@ class Scheduler {
     std::int64_t calls = 0;
   };
   std::vector<Entry> entries_;
-  std::function<void()> fence_;
+  Fence fence_;
   bool sorted_ = true;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <utility>
 
 #include "core/common/error.hpp"
 #include "core/common/text.hpp"
@@ -32,8 +33,9 @@ io::ProbeSample locate(const config::Config& probe, std::string_view key, const 
 }  // namespace
 
 OutputActions::OutputActions(const config::Config& cfg, const mesh::SparseMesh& mesh, const LatticeUnits& units,
-                             std::string output_dir, std::int64_t last_step)
-    : mesh_(mesh), units_(units), dir_(std::move(output_dir)), last_step_(last_step) {
+                             std::string output_dir, std::int64_t last_step, exec::Space space, Precision precision)
+    : mesh_(mesh), units_(units), dir_(std::move(output_dir)), last_step_(last_step),
+      snapshot_(space, precision, mesh.num_nodes, mesh.stride) {
   every_ = cfg.integer("output.every");
   final_ = cfg.boolean("output.final");
   field_names_ = cfg.strings("output.fields");
@@ -89,24 +91,42 @@ bool OutputActions::due(std::int64_t step) const {
   return std::any_of(probes_.begin(), probes_.end(), [&](const io::Probe& p) { return p.due(step); });
 }
 
+OutputActions::~OutputActions() {
+  if (background_.joinable()) background_.join();
+}
+
+void OutputActions::finish() {
+  if (background_.joinable()) background_.join();
+  if (writer_error_) std::rethrow_exception(std::exchange(writer_error_, nullptr));
+}
+
 void OutputActions::write(std::int64_t step, double time, const FieldRegistry& fields) {
   if (!due(step)) return;
-  const FieldBase& density = fields.lookup("density");
-  const FieldBase& velocity = fields.lookup("velocity");
-  // One download per step, shared by the field writer and the probes.
-  const std::vector<double> rho = density.component_to_host(0);
-  std::array<std::vector<double>, 3> u;
-  for (int c = 0; c < 3; ++c) u[c] = velocity.component_to_host(c);
-  const std::size_t n = rho.size();
+  finish();  // the previous snapshot's files first; its buffers are reused below
+  snapshot_.capture(fields);
+  background_ = std::thread([this, step, time] {
+    try {
+      snapshot_.wait();
+      write_files(step, time);
+    } catch (...) {
+      writer_error_ = std::current_exception();
+    }
+  });
+}
+
+void OutputActions::write_files(std::int64_t step, double time) {
+  const std::size_t n = snapshot_.nodes();
+  auto rho = [this](std::uint32_t i) { return snapshot_.value(0, i); };
+  auto u = [this](int c, std::uint32_t i) { return snapshot_.value(1 + c, i); };
 
   for (io::Probe& probe : probes_) {
     if (!probe.due(step)) continue;
     io::ProbeValues v;
     for (const io::ProbeSample& s : probe.samples()) {
-      v.density.push_back(units_.density_to_physical(rho[s.node]));
-      v.pressure.push_back(units_.pressure_to_physical(rho[s.node]));
-      v.velocity.push_back({units_.velocity_to_physical(u[0][s.node]), units_.velocity_to_physical(u[1][s.node]),
-                            units_.velocity_to_physical(u[2][s.node])});
+      v.density.push_back(units_.density_to_physical(rho(s.node)));
+      v.pressure.push_back(units_.pressure_to_physical(rho(s.node)));
+      v.velocity.push_back({units_.velocity_to_physical(u(0, s.node)), units_.velocity_to_physical(u(1, s.node)),
+                            units_.velocity_to_physical(u(2, s.node))});
     }
     probe.record(step, time, v);
   }
@@ -129,17 +149,17 @@ void OutputActions::write(std::int64_t step, double time, const FieldRegistry& f
     if (name == "density") {
       f.unit = "kg/m^3";
       f.values.resize(n);
-      for (std::size_t i = 0; i < n; ++i) f.values[i] = units_.density_to_physical(rho[i]);
+      for (std::uint32_t i = 0; i < n; ++i) f.values[i] = units_.density_to_physical(rho(i));
     } else if (name == "pressure") {
       f.unit = "Pa";
       f.values.resize(n);
-      for (std::size_t i = 0; i < n; ++i) f.values[i] = units_.pressure_to_physical(rho[i]);
+      for (std::uint32_t i = 0; i < n; ++i) f.values[i] = units_.pressure_to_physical(rho(i));
     } else {
       f.unit = "m/s";
       f.components = 3;
       f.values.resize(3 * n);
-      for (std::size_t i = 0; i < n; ++i)
-        for (int c = 0; c < 3; ++c) f.values[3 * i + c] = units_.velocity_to_physical(u[c][i]);
+      for (std::uint32_t i = 0; i < n; ++i)
+        for (int c = 0; c < 3; ++c) f.values[3 * i + c] = units_.velocity_to_physical(u(c, i));
     }
     out.push_back(std::move(f));
   }

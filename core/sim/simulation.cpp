@@ -117,9 +117,8 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   summary_.output_dir = output_dir_;
 
   fields_ = std::make_unique<FieldRegistry>(space_, mesh_.num_nodes, mesh_.stride);
-  Scheduler::Action noop;
-  std::function<void()> fence;
-  if (space_ == exec::Space::cuda) fence = [] { exec::cuda::synchronize("time step"); };
+  Scheduler::Fence fence;
+  if (space_ == exec::Space::cuda) fence = [](const std::string& action) { exec::cuda::synchronize_compute(action.c_str()); };
   scheduler_ = std::make_unique<Scheduler>(fence);
   declare_core_fields();
 
@@ -138,7 +137,7 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
                         "# " + options.case_path + " as run by hemoflow " + version() + " (" + commit() + ")" +
                             (options.steps ? str("\n# --steps ", *options.steps, " overrode run.steps/run.end_time") : "") +
                             "\n" + config_.to_toml());
-  output_ = std::make_unique<OutputActions>(config_, mesh_, units_, output_dir_, steps_);
+  output_ = std::make_unique<OutputActions>(config_, mesh_, units_, output_dir_, steps_, space_, precision_);
   scheduler_->add(Phase::output, "write_output", "core", [this](StepContext& ctx) {
     output_->write(ctx.step, ctx.time, *ctx.fields);
   });
@@ -152,6 +151,15 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
                       ? exec::sum(space_, fields_->get<float>("density").data(), density.count())
                       : exec::sum(space_, fields_->get<double>("density").data(), density.count());
   summary_.field_bytes = fields_->bytes();
+  summary_.cpu_threads = omp_get_max_threads();
+  if (space_ == exec::Space::cuda) {
+    // Measured, not estimated: includes the CUDA context's allocations and padding.
+    std::size_t free_now = 0, total = 0;
+    exec::cuda::memory_info(free_now, total);
+    summary_.device_memory_bytes = device_free_at_start_ - free_now;
+  } else {
+    summary_.device_memory_bytes = fields_->bytes();
+  }
   log::info(str("fields: ", fmt_bytes(double(fields_->bytes())), " on ", exec::to_string(space_), " (",
                 to_string(precision_), ")"));
   summary_.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -192,7 +200,8 @@ void Simulation::derive_flow_numbers(const std::vector<std::pair<double, std::st
     flow_.length_source = "flow.reference_length";
   } else {
     flow_.length = voxels_.characteristic_length;
-    flow_.length_source = config_.string("geometry.shape") == "pipe" ? "pipe diameter" : "smallest box edge";
+    const std::string shape = config_.string("geometry.shape");
+    flow_.length_source = shape == "pipe" ? "pipe diameter" : (shape == "tree" ? "root vessel diameter" : "smallest box edge");
   }
   // Reference velocity: given, or the largest of what the case imposes: initial flow,
   // walls and inlets (reported by plugins), and the Poiseuille centre-line velocity the
@@ -203,7 +212,7 @@ void Simulation::derive_flow_numbers(const std::vector<std::pair<double, std::st
   const auto g = config_.vec3("forcing.acceleration");
   const double gmag = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
   if (gmag > 0.0) {
-    const bool pipe = config_.string("geometry.shape") == "pipe";
+    const bool pipe = config_.string("geometry.shape") != "box";  // pipes and vessel trees
     // Pipe: g R^2 / (4 nu) with R = L/2; channel between plates L apart: g L^2 / (8 nu).
     const double L = voxels_.characteristic_length;
     candidates.emplace_back(gmag * L * L / ((pipe ? 16.0 : 8.0) * units_.viscosity),
@@ -258,6 +267,8 @@ void Simulation::select_backend() {
     }
     if (device >= count) config_.fail("run.device", str("device ", device, " requested but only ", count, " visible"));
     exec::cuda::select_device(device);
+    std::size_t total = 0;
+    exec::cuda::memory_info(device_free_at_start_, total);
     const auto info = exec::cuda::devices()[static_cast<std::size_t>(device)];
     space_ = exec::Space::cuda;
     summary_.device = str(info.name, " (device ", device, ", sm_", info.sm_major, info.sm_minor, ", ",

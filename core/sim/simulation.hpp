@@ -81,6 +81,7 @@ class Simulation {
   std::unique_ptr<OutputActions> output_;
   std::vector<std::unique_ptr<Plugin>> plugins_;
   double initial_mass_ = 0.0;
+  std::size_t device_free_at_start_ = 0;
 };
 
 }  // namespace hemo

@@ -39,6 +39,8 @@ std::string RunSummary::to_json() const {
   j.key("reynolds").value(reynolds);
   j.key("mesh_bytes").value(mesh_bytes);
   j.key("field_bytes").value(field_bytes);
+  j.key("device_memory_bytes").value(device_memory_bytes);
+  j.key("cpu_threads").value(cpu_threads);
   j.key("population_checksum").value(population_checksum);
   if (failed_step >= 0) j.key("failed_step").value(failed_step);
   if (failed_node >= 0) j.key("failed_node").value(failed_node);

@@ -96,10 +96,17 @@ void Simulation::run() {
   } catch (...) {
     // A failed run still reports where the time went and what it wrote.
     progress.finish();
+    try {
+      output_->finish();
+    } catch (const std::exception& e) {
+      log::error(std::string("output: ") + e.what());
+    }
     summary_.phase_seconds = scheduler_->phase_seconds();
     summary_.outputs = output_->files();
     throw;
   }
+  output_->finish();  // the last snapshot's files are complete before the summary
+  summary_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   progress.finish();
   summary_.mlups = summary_.wall_seconds > 0
                        ? double(mesh_.num_nodes) * double(summary_.steps) / summary_.wall_seconds / 1e6

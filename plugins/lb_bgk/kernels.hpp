@@ -34,17 +34,21 @@ struct CollideStream {
 
   HEMO_HD void operator()(std::uint32_t n) const {
     const std::size_t s = stride;
+    // Local restrict-qualified copies: compilers ignore restrict on struct members, and
+    // these tell them the loads may be reordered freely ahead of the stores.
+    const Real* HEMO_RESTRICT in = f_in;
+    const std::uint32_t* HEMO_RESTRICT nbr = neighbours;
     Real h[d3q19::Q];
-    h[0] = f_in[n];
+    h[0] = in[n];
     HEMO_UNROLL
     for (int q = 1; q < d3q19::Q; ++q) {
-      const std::uint32_t src = neighbours[std::size_t(q - 1) * s + n];
+      const std::uint32_t src = nbr[std::size_t(q - 1) * s + n];
       if (mesh::is_node(src)) {
-        h[q] = f_in[std::size_t(q) * s + src];
+        h[q] = in[std::size_t(q) * s + src];
       } else {
         // Halfway bounce-back: what left n towards the wall comes back reversed, plus
         // the wall's momentum term on coded links (physics/bounce_back.hpp).
-        const Real reflected = f_in[std::size_t(d3q19::opposite(q)) * s + n];
+        const Real reflected = in[std::size_t(d3q19::opposite(q)) * s + n];
         h[q] = phys::bounce_back_link(reflected, src == mesh::wall_link ? Real(0) : link_value[mesh::link_index(src)]);
       }
     }
@@ -57,8 +61,9 @@ struct CollideStream {
       F.z += force[2 * s + n];
     }
     const phys::NodeState<Real> st = phys::collide_bgk(h, omega, F);
+    Real* HEMO_RESTRICT out = f_out;
     HEMO_UNROLL
-    for (int q = 0; q < d3q19::Q; ++q) f_out[std::size_t(q) * s + n] = h[q];
+    for (int q = 0; q < d3q19::Q; ++q) out[std::size_t(q) * s + n] = h[q];
     if (write_moments) {
       density[n] = Real(1) + st.drho;
       velocity[n] = st.u.x;

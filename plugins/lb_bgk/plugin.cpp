@@ -18,6 +18,8 @@ class Solver {
     nodes_ = st.mesh.num_nodes;
     stride_ = st.mesh.stride;
     omega_ = Real(st.units.omega());
+    block_size_ = static_cast<int>(st.config.integer("lb_bgk.block_size"));
+    if (block_size_ % 32 != 0) st.config.fail("lb_bgk.block_size", "must be a multiple of 32 (a warp)");
     const auto g = st.config.vec3("forcing.acceleration");
     acceleration_ = {Real(st.units.acceleration_to_lattice(g[0])), Real(st.units.acceleration_to_lattice(g[1])),
                      Real(st.units.acceleration_to_lattice(g[2]))};
@@ -62,7 +64,7 @@ class Solver {
                           omega_,
                           stride_,
                           moments};
-    exec::for_each(space_, {0, nodes_}, k, "lb_bgk::collide_stream");
+    exec::for_each(space_, {0, nodes_}, k, "lb_bgk::collide_stream", block_size_);
   }
 
   exec::Space space_ = exec::Space::host;
@@ -70,6 +72,7 @@ class Solver {
   Real omega_ = 1;
   phys::Vec3<Real> acceleration_{}, u0_{};
   bool has_force_ = false;
+  int block_size_ = exec::default_block_size;
 };
 
 class BgkPlugin final : public Plugin {
@@ -88,9 +91,14 @@ class BgkPlugin final : public Plugin {
   std::unique_ptr<Solver<double>> solver64_;
 };
 
-void declare_config(config::Schema&) {
-  // Every parameter lb_bgk needs is a core key today ([lattice] tau, [forcing],
-  // [initial]); its own section will hold model options (e.g. a GPU block size).
+void declare_config(config::Schema& schema) {
+  // The physics parameters are core keys ([lattice] tau, [forcing], [initial]); this
+  // section holds the plugin's own tuning.
+  schema.section("lb_bgk", "lb_bgk", "D3Q19 BGK solver options")
+      .integer("block_size", "1", "CUDA threads per block of the collide-stream kernel (a multiple of 32)")
+      .at_least(32)
+      .at_most(exec::max_block_size)
+      .default_value(std::int64_t{exec::default_block_size});
 }
 
 Plugin* create() { return new BgkPlugin(); }

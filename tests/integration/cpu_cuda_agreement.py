@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""The CUDA backend gives the CPU's answers (label gpu; exit 77 = skipped without a device).
+
+For the Poiseuille pipe and the closed lid-driven box, in fp32 and fp64, the final
+density and velocity of a CUDA run must agree with the CPU run to 1e-5 relative (the
+largest difference over all nodes, relative to the largest value); the report says
+whether they are even bitwise equal (they are when nvcc does not contract FMAs,
+HEMO_CUDA_FMAD=OFF, the default). The GPU run must also pass the physics checks:
+Poiseuille L2 error below 2% at R = 16 nodes and, in the closed box, mass drift below
+1e-10 (fp64) and 1e-5 (fp32) relative.
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+from common import check, hemo_output, run_hemoflow, summary
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "analysis"))
+import poiseuille  # noqa: E402
+
+SKIP = 77
+
+
+def has_cuda_device(hemoflow):
+    info = run_hemoflow(hemoflow, ["info"]).stdout
+    for line in info.splitlines():
+        if line.strip().startswith("cuda"):
+            return "built;" in line and "0 device(s)" not in line
+    return False
+
+
+def compare(cpu_out, gpu_out):
+    _, a = hemo_output.fields(cpu_out)
+    _, b = hemo_output.fields(gpu_out)
+    worst = 0.0
+    for k in ("density", "velocity"):
+        scale = float(np.max(np.abs(a[k]))) or 1.0
+        worst = max(worst, float(np.max(np.abs(a[k] - b[k]))) / scale)
+    bitwise = summary(cpu_out)["population_checksum"] == summary(gpu_out)["population_checksum"]
+    return worst, bitwise
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--hemoflow", required=True)
+    ap.add_argument("--cases", required=True)
+    ap.add_argument("--work", required=True)
+    a = ap.parse_args()
+    if not has_cuda_device(a.hemoflow):
+        print("skipped: no CUDA device (or a build without CUDA)")
+        return SKIP
+    ok = True
+    pipe = os.path.join(a.cases, "poiseuille_pipe.toml")
+    lid = os.path.join(a.cases, "lid_driven_cavity.toml")
+    runs = [
+        ("pipe", pipe, ["--set", "lattice.dx=3.125e-05", "--set", "geometry.length=2.5e-4", "--set", "output.probe=[]"]),
+        ("lid", lid, ["--steps", "1000", "--set", "output.probe=[]", "--set", "run.check_every=10"]),
+    ]
+    for precision in ("fp32", "fp64"):
+        for name, case, extra in runs:
+            outs = {}
+            for backend in ("cpu", "cuda"):
+                out = os.path.join(a.work, f"{name}_{precision}_{backend}")
+                run_hemoflow(a.hemoflow, ["run", case, "--quiet", "--backend", backend, "--output", out,
+                                          "--set", f'run.precision="{precision}"', *extra])
+                outs[backend] = out
+            worst, bitwise = compare(outs["cpu"], outs["cuda"])
+            g = summary(outs["cuda"])
+            print(f"{name} {precision}: GPU {g['device']}, {g['mlups']:.0f} MLUPS; CPU {summary(outs['cpu'])['mlups']:.0f} MLUPS")
+            ok &= check(worst < 1e-5, f"{name} {precision}: max relative CPU-GPU difference {worst:.2e} < 1e-5"
+                                      f" ({'bitwise equal' if bitwise else 'not bitwise equal'})")
+            if name == "pipe":
+                err = poiseuille.l2_error(outs["cuda"])[0]
+                ok &= check(err < 0.02, f"pipe {precision} on the GPU: L2 error {err:.4e} < 2e-2")
+            else:
+                tol = 1e-10 if precision == "fp64" else 1e-5
+                drift = abs(g["mass_relative_drift"])
+                ok &= check(drift < tol, f"lid {precision} on the GPU: mass drift {drift:.2e} < {tol:g}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
