@@ -82,8 +82,9 @@ def main():
     a.hemoflow = os.path.join(a.build, "bin", "hemoflow")
     membw = os.path.join(a.build, "bin", "hemo_membw")
     dense = os.path.join(a.build, "bin", "hemo_dense_lb")
-    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip() or os.environ.get("HEMO_COMMIT", "unknown")
+    # The device machine gets a copy of the tree without .git: the caller passes the commit.
+    commit = os.environ.get("HEMO_COMMIT") or subprocess.run(
+        ["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip() or "unknown"
     date = datetime.date.today().isoformat()
     records, notes = [], []
 
