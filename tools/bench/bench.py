@@ -73,7 +73,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="build folder with bin/hemoflow")
     ap.add_argument("--backend", choices=["cuda", "cpu"], default="cuda")
     ap.add_argument("--steps", type=int, default=500, help="time steps per GPU measurement")
-    ap.add_argument("--cpu-steps", type=int, default=10, help="time steps per CPU measurement")
+    ap.add_argument("--cpu-steps", type=int, default=50, help="time steps per CPU measurement")
     ap.add_argument("--cpu-scale", type=float, default=2.0, help="dx factor for CPU runs (2: 8x fewer nodes)")
     ap.add_argument("--work", default=os.path.join(ROOT, "out", "bench"))
     ap.add_argument("--docs", default=os.path.join(ROOT, "docs"))

@@ -4,9 +4,9 @@
 # Build here first, then bundle (see docs/performance.md, "Reproduce"):
 #   ../shared/tools/bundle-with-deps .bundle build/bin/{hemoflow,hemo_membw,hemo_dense_lb,hemo_unit_tests} build/lib/*.so
 # and on the device, from the repository root:
-#   tools/bench/device_session.sh .bundle "$OUT" [bench.py options]
+#   tools/bench/device_session.sh "$PWD/.bundle" "$OUT" [bench.py options]
 set -uo pipefail
-bundle=$1 out=$2
+bundle=$(cd "$1" && pwd) out=$2
 shift 2
 source "$bundle/env.sh"
 mkdir -p "$out/logs"
@@ -29,6 +29,15 @@ echo "== CPU/GPU agreement"
 (cd tests/integration && $py cpu_cuda_agreement.py --hemoflow "$bundle/bin/hemoflow" --cases ../../cases \
    --work /tmp/agreement) > "$log/agreement.txt" 2>&1
 echo "agreement exit $?"; grep -E "^(ok|FAIL)|MLUPS|skipped|Error|error" "$log/agreement.txt" | head -30
+
+echo "== profile of the fused kernel (ncu, one launch, box 256^3, fp32)"
+if command -v ncu >/dev/null; then
+  timeout 300 ncu --kernel-name-base demangled --kernel-name regex:CollideStream --launch-skip 20 --launch-count 1 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
+    "$bundle/bin/hemoflow" run cases/bench/box.toml --quiet --progress never --backend cuda --steps 30 \
+    --output /tmp/ncu_box > "$out/ncu_collide_stream.txt" 2>&1
+  grep -E "DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Theoretical Occupancy|Registers Per|Duration|Warp Cycles Per Issued" "$out/ncu_collide_stream.txt"
+fi
 
 echo "== benchmark"
 $py tools/bench/bench.py --build "$bundle" --docs "$out" --work /tmp/bench "$@" > "$log/bench.txt" 2>&1

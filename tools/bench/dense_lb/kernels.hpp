@@ -30,11 +30,16 @@ struct DenseCollideStream {
     if (!fluid[n]) return;
     const std::size_t s = stride;
     const Real* HEMO_RESTRICT in = f_in;
+    // As in lb_bgk: the neighbours' flags first, then branch-free addresses, so all 19
+    // population loads are in flight together.
+    bool open[d3q19::Q];
+    HEMO_UNROLL
+    for (int q = 0; q < d3q19::Q; ++q) open[q] = fluid[std::size_t(std::int64_t(n) - offset[q])] != 0;
     Real h[d3q19::Q];
     HEMO_UNROLL
     for (int q = 0; q < d3q19::Q; ++q) {
       const std::size_t src = std::size_t(std::int64_t(n) - offset[q]);
-      h[q] = fluid[src] ? in[std::size_t(q) * s + src] : in[std::size_t(d3q19::opposite(q)) * s + n];
+      h[q] = in[open[q] ? std::size_t(q) * s + src : std::size_t(d3q19::opposite(q)) * s + n];
     }
     const phys::Moments<Real> m = phys::moments(h);
     const Real rho = Real(1) + m.drho;
