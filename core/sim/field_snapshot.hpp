@@ -33,6 +33,7 @@ class FieldSnapshot {
   }
 
  private:
+  void allocate();
   exec::Space space_;
   bool fp32_;
   std::uint32_t nodes_, stride_;

@@ -15,8 +15,9 @@ REQUIRED = ["steps", "fluid_nodes", "ranks", "backend", "device", "wall_seconds"
 
 def main():
     a = arguments(__doc__)
-    out = os.path.join(a.work, "pipe")
-    run_hemoflow(a.hemoflow, ["run", a.case, "--quiet", "--steps", "500", "--output", out,
+    backend = os.environ.get("HEMO_TEST_BACKEND", "cpu")  # the device session checks the CUDA path too
+    out = os.path.join(a.work, "pipe_" + backend)
+    run_hemoflow(a.hemoflow, ["run", a.case, "--quiet", "--steps", "500", "--output", out, "--backend", backend,
                               "--set", "output.every=200", "--set", "output.precision=\"float32\""])
     s = summary(out)
     ok = check(all(k in s for k in REQUIRED), "summary.json has " + ", ".join(REQUIRED))

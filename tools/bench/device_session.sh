@@ -30,6 +30,11 @@ echo "== CPU/GPU agreement"
    --work /tmp/agreement) > "$log/agreement.txt" 2>&1
 echo "agreement exit $?"; grep -E "^(ok|FAIL)|MLUPS|skipped|Error|error" "$log/agreement.txt" | head -30
 
+echo "== outputs written asynchronously from the GPU"
+(cd tests/integration && HEMO_TEST_BACKEND=cuda $py outputs.py --hemoflow "$bundle/bin/hemoflow" \
+   --case ../../cases/poiseuille_pipe.toml --work /tmp/outputs) > "$log/outputs_cuda.txt" 2>&1
+echo "outputs exit $?"; grep -E "^(ok|FAIL)" "$log/outputs_cuda.txt"
+
 echo "== profile of the fused kernel (ncu, one launch, box 256^3, fp32)"
 if command -v ncu >/dev/null; then
   timeout 300 ncu --kernel-name-base demangled --kernel-name regex:CollideStream --launch-skip 20 --launch-count 1 \
@@ -40,6 +45,7 @@ if command -v ncu >/dev/null; then
 fi
 
 echo "== benchmark"
-$py tools/bench/bench.py --build "$bundle" --docs "$out" --work /tmp/bench "$@" > "$log/bench.txt" 2>&1
+$py tools/bench/bench.py --build "$bundle" --docs "$out" --work /tmp/bench --ncu "$out/ncu_collide_stream.txt" "$@" \
+  > "$log/bench.txt" 2>&1
 echo "bench exit $?"; tail -40 "$log/bench.txt"
 tar czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$log"
