@@ -325,7 +325,7 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu):
 def memory_section(gpu):
     """SPARSE / DENSE device memory per geometry, against the VLBM paper's estimate."""
     L = ["## Memory: SPARSE against DENSE", "",
-         "Measured device memory of the fp32 runs. The VLBM paper (seeds/000, sec. 2.4) estimates SPARSE/DENSE = "
+         "Measured device memory of the fp32 runs. The VLBM paper (seeds/000, sec. 2.3.4) estimates SPARSE/DENSE = "
          "46q/43 + 1/43 for its layout (43 arrays per cell; 3 coordinate arrays per fluid cell and one index per "
          "voxel). hemoflow's SPARSE keeps 42 values + 18 neighbour indices per fluid node and no per-voxel array, "
          "so its model ratio is q (42 s + 72) / (42 s + 1) with s = 4 B: the neighbour table costs memory, and "
