@@ -2,13 +2,13 @@
 // anything that goes wrong here is a mismatch between the code and its own schema, hence
 // std::logic_error rather than InputError.
 #include "core/config/config.hpp"
-#include "core/config/toml_detail.hpp"
-
 
 #include <array>
+#include <filesystem>
 #include <stdexcept>
 
 #include "core/common/error.hpp"
+#include "core/config/toml_detail.hpp"
 #include "core/common/text.hpp"
 
 namespace hemo::config {
@@ -28,6 +28,13 @@ Config Document::validate(const Schema& schema) const {
   auto shared = std::make_shared<const Config::Shared>(Config::Shared{detail::document_snapshot(*data_), schema});
   const toml::table* root = &detail::document_root(*shared->doc);
   return Config(std::move(shared), "", root, "");
+}
+
+std::string Config::file_path(std::string_view path) const {
+  const std::filesystem::path value(string(path));
+  if (value.is_absolute()) return value.string();
+  const std::filesystem::path source(detail::document_source(*shared_->doc));
+  return (source.parent_path() / value).lexically_normal().string();
 }
 
 std::string Config::to_toml() const { return detail::document_to_toml(*shared_->doc); }

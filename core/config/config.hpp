@@ -76,6 +76,10 @@ class Config {
   std::array<double, 3> vec3(std::string_view path) const;
   std::vector<std::string> strings(std::string_view path) const;
 
+  /// A string key naming a file, resolved against the case file's folder (absolute
+  /// paths are returned unchanged), so cases can ship their own data files.
+  std::string file_path(std::string_view path) const;
+
   /// True if the key (or table) was given in the case file or by --set.
   bool has(std::string_view path) const;
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -35,6 +36,8 @@ bool is_array_of_tables(const toml::node& n) {
     if (!e.is_table()) return false;
   return true;
 }
+
+const std::string& document_source(const DocumentData& d) { return d.source; }
 
 std::string document_to_toml(const DocumentData& d) {
   std::ostringstream os;
@@ -70,17 +73,16 @@ std::string kind_of(const toml::node& n) {
 std::string document_where(const DocumentData& d, std::string_view path, std::array<std::int64_t, 3>* order) {
   std::array<std::int64_t, 3> dummy{};
   std::array<std::int64_t, 3>& o = order ? *order : dummy;
-  // Overrides cannot reach into arrays of tables, so the part before any "[i]" is what
-  // --set could have written; a value under an overridden key came with that override.
-  const std::string_view key_path = path.substr(0, path.find('['));
+  // An override of a key, or of a table above it, is where the value came from.
   for (std::size_t end = 0; end != std::string_view::npos;) {
-    end = key_path.find('.', end + 1);
-    const auto it = d.overrides.find(key_path.substr(0, end));
+    end = path.find('.', end + 1);
+    const auto it = d.overrides.find(path.substr(0, end));
     if (it != d.overrides.end()) {
       o = {1, it->second.second, 0};
       return "--set " + it->second.first;
     }
   }
+  const std::string_view key_path = path;
   if (const auto it = d.locations.find(path); it != d.locations.end()) {
     o = {0, it->second.first, it->second.second};
     return str(d.source, ":", it->second.first, ":", it->second.second);
@@ -173,17 +175,31 @@ void Document::apply_override(std::string_view assignment) {
     if (s.empty()) fail(str("empty name in key path '", key_path, "'"));
 
   toml::table* table = &data_->root;
-  std::string walked;
+  std::string walked;   // display path: "boundaries.iolet[0]"
   for (std::size_t i = 0; i + 1 < segments.size(); ++i) {
     walked += (i ? "." : "") + segments[i];
     toml::node* next = table->get(segments[i]);
     if (!next) next = table->insert(segments[i], toml::table{}).first->second.as_table();
-    if (detail::is_array_of_tables(*next))
-      fail(str("'", walked, "' is an array of tables [[", walked, "]]; --set cannot reach into its elements"));
+    if (detail::is_array_of_tables(*next)) {
+      // An element of [[name]] by its index: --set boundaries.iolet.0.pressure=80.
+      const std::string& index = segments[++i];
+      toml::array& elements = *next->as_array();
+      char* end = nullptr;
+      const unsigned long e = std::strtoul(index.c_str(), &end, 10);
+      if (index.empty() || *end != '\0' || e >= elements.size())
+        fail(str("'", walked, "' is an array of ", elements.size(), " tables [[", walked, "]]; name an element by ",
+                 "its index, 0 to ", elements.size() - 1, " (got '", index, "')"));
+      if (i + 1 >= segments.size()) fail(str("name a key inside ", walked, "[", e, "]"));
+      walked += str("[", e, "]");
+      table = elements.get(e)->as_table();
+      if (i + 1 == segments.size() - 1) break;
+      continue;
+    }
     if (!next->is_table()) fail(str("'", walked, "' is ", detail::kind_of(*next), ", not a table"));
     table = next->as_table();
   }
   const std::string& last = segments.back();
+  const std::string display_path = walked.empty() ? last : walked + "." + last;
   if (const toml::node* old = table->get(last); old && old->is_table())
     // Replacing a whole table would silently drop every key in it.
     fail(str("'", key_path, "' is a table; set its keys one by one (--set ", key_path, ".<key>=...)"));
@@ -205,7 +221,7 @@ void Document::apply_override(std::string_view assignment) {
 
   const auto seq = static_cast<std::int64_t>(data_->overrides.size());
   // Keep the first sequence number of a key set twice: the message shows the latest text.
-  auto [it, inserted] = data_->overrides.try_emplace(key_path, text, seq);
+  auto [it, inserted] = data_->overrides.try_emplace(display_path, text, seq);
   if (!inserted) it->second.first = text;
 }
 

@@ -24,6 +24,8 @@ std::shared_ptr<const DocumentData> document_snapshot(const DocumentData& d);
 /// given, receives a sort key: {0, line, column} for the file, {1, n, 0} for the n-th
 /// override, {2, 0, 0} when the value was not given at all.
 std::string document_where(const DocumentData& d, std::string_view path, std::array<std::int64_t, 3>* order);
+/// The case file's path (or the source name given to Document::parse).
+const std::string& document_source(const DocumentData& d);
 /// The document as TOML text (overrides applied).
 std::string document_to_toml(const DocumentData& d);
 /// A non-empty array whose elements are all tables: TOML's [[name]].

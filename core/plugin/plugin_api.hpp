@@ -22,13 +22,15 @@
 namespace hemo {
 
 /// Bumped whenever this header, or a type it exposes, changes layout or meaning.
-inline constexpr int plugin_abi_version = 1;
+inline constexpr int plugin_abi_version = 2;
 
 /// Before the mesh exists.
 struct MeshStage {
   const config::Config& config;
   const LatticeUnits& units;
-  const geometry::VoxelGrid& voxels;
+  /// The voxels the mesh will be built from. A boundary may turn fluid voxels solid
+  /// (an iolet cuts the vessel at its plane), never the reverse.
+  geometry::VoxelGrid& voxels;
   mesh::MeshRequest& request;
   /// A velocity the plugin imposes (m/s), for the Mach and Reynolds numbers.
   std::vector<std::pair<double, std::string>>& velocity_scales;
@@ -43,6 +45,8 @@ struct SetupStage {
   Scheduler& scheduler;
   exec::Space space;
   Precision precision;
+  std::string output_dir;      // where the run writes; plugins add their own CSV files
+  std::int64_t check_every;    // steps between monitor records (run.check_every)
 };
 
 class Plugin {

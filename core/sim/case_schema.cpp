@@ -30,9 +30,14 @@ void declare_core_schema(config::Schema& schema) {
   declare_units_schema(schema);
   geometry::declare_schema(schema);
 
-  schema.section("forcing", "core", "Body force acting on the fluid (Guo forcing)")
+  schema.section("forcing", "core",
+                 "Body force acting on the fluid (Guo forcing): g(t) = acceleration + amplitude cos(2 pi t / period)")
       .reals("acceleration", "m/s^2", "Uniform body acceleration g (force per unit mass; a pressure gradient G = rho g)", 3)
-      .default_value(std::vector<double>{0.0, 0.0, 0.0});
+      .default_value(std::vector<double>{0.0, 0.0, 0.0})
+      .reals("amplitude", "m/s^2", "Amplitude of an oscillating part of g (Womersley flow when it drives a pipe)", 3)
+      .default_value(std::vector<double>{0.0, 0.0, 0.0})
+      .real("period", "s", "Period of the oscillating part")
+      .greater_than(0.0);
   schema.section("initial", "core", "Initial state")
       .reals("velocity", "m/s", "Uniform initial velocity (the density starts at fluid.density)", 3)
       .default_value(std::vector<double>{0.0, 0.0, 0.0});

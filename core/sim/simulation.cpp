@@ -116,21 +116,23 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
                     : options.output_dir;
   summary_.output_dir = output_dir_;
 
+  // Before any plugin opens its own files there.
+  clear_previous_run(output_dir_);
+  std::filesystem::create_directories(output_dir_);
+
   fields_ = std::make_unique<FieldRegistry>(space_, mesh_.num_nodes, mesh_.stride);
   Scheduler::Fence fence;
   if (space_ == exec::Space::cuda) fence = [](const std::string& action) { exec::cuda::synchronize_compute(action.c_str()); };
   scheduler_ = std::make_unique<Scheduler>(fence);
   declare_core_fields();
 
-  SetupStage stage{config_, units_, mesh_, *fields_, *scheduler_, space_, precision_};
+  SetupStage stage{config_, units_, mesh_, *fields_, *scheduler_, space_, precision_, output_dir_, check_every_};
   for (auto& p : plugins_) p->setup(stage);
   for (auto& p : plugins_) p->initialise(stage);
   for (const char* required : {"density", "velocity", "f"})
     if (!fields_->contains(required))
       throw std::logic_error(str("no plugin declared the field '", required, "' (the lb plugin must)"));
 
-  clear_previous_run(output_dir_);
-  std::filesystem::create_directories(output_dir_);
   // The case exactly as it runs (every --set applied), so any output can be reproduced
   // and analysed without the command line that made it.
   io::write_file_atomic((std::filesystem::path(output_dir_) / "case.toml").string(),
@@ -241,7 +243,8 @@ void Simulation::derive_flow_numbers(const std::vector<std::pair<double, std::st
                   fmt_g(flow_.length, 4), " m (", flow_.length_source, "): Mach = ", fmt_g(flow_.mach, 3),
                   " (u_lattice = ", fmt_g(flow_.u_lattice, 3), "), Reynolds = ", fmt_g(flow_.reynolds, 4)));
   } else {
-    log::info("flow: nothing drives the flow (no forcing, moving wall or initial velocity)");
+    log::info("flow: no velocity scale known (no forcing, moving wall, velocity iolet or initial velocity); "
+              "set flow.reference_velocity to get the Mach and Reynolds numbers");
   }
   if (flow_.mach > 0.1) {
     log::warn(str("Mach number ", fmt_g(flow_.mach, 3),

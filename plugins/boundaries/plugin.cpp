@@ -1,94 +1,86 @@
 // boundaries: halfway bounce-back walls (the default for every solid voxel), periodic
-// axes, and moving walls (Ladd's moving bounce-back) on the faces of the domain box.
-// See README.md.
+// axes, moving walls (Ladd), inlets and outlets (velocity: Ladd or Zou-He; pressure: Nash
+// or Zou-He), and the forces on obstacles. See README.md.
 #include <cmath>
+#include <memory>
 #include <vector>
 
+#include "core/common/log.hpp"
 #include "core/common/text.hpp"
 #include "core/plugin/plugin_api.hpp"
-#include "physics/bounce_back.hpp"
+#include "plugins/boundaries/iolet_spec.hpp"
+#include "plugins/boundaries/iolets.hpp"
+#include "plugins/boundaries/walls.hpp"
 
 namespace hemo::boundaries {
 
 namespace {
 
-struct MovingWall {
-  std::string name;
-  int axis = 0;        // 0, 1, 2
-  bool high = false;   // the face at the box's upper end along `axis`
-  std::array<double, 3> velocity{};  // m/s
-  int link_class = -1;
+class Boundaries {
+ public:
+  virtual ~Boundaries() = default;
+  virtual void setup(SetupStage& st) = 0;
 };
 
-int axis_of(const std::string& s) { return s[0] - 'x'; }
+/// Everything that depends on the precision of the populations.
+template <class Real>
+class BoundariesIn final : public Boundaries {
+ public:
+  BoundariesIn(std::vector<MovingWall> walls, std::vector<IoletSpec> iolets)
+      : walls_(std::move(walls)), iolets_(std::move(iolets)) {}
+  ObstacleForces<Real>& obstacles() { return obstacles_; }
+  void setup(SetupStage& st) override {
+    fill_moving_walls<Real>(st, walls_);
+    iolets_.setup(st);
+    obstacles_.setup(st);
+  }
+
+ private:
+  std::vector<MovingWall> walls_;
+  IoletRuntime<Real> iolets_;
+  ObstacleForces<Real> obstacles_;
+};
 
 class BoundariesPlugin final : public Plugin {
  public:
   void shape_mesh(MeshStage& st) override {
     const config::Config cfg = st.config.section("boundaries");
-    for (const std::string& a : cfg.strings("periodic")) st.request.periodic[axis_of(a)] = true;
+    for (const std::string& a : cfg.strings("periodic")) st.request.periodic[a[0] - 'x'] = true;
+    std::vector<MovingWall> walls = request_moving_walls(st, cfg);
 
-    int index = 0;
-    for (const config::Config& w : cfg.tables("moving_wall")) {
-      MovingWall wall;
-      wall.name = w.has("name") ? w.string("name") : str("wall", index);
-      const std::string face = w.string("face");
-      wall.axis = axis_of(face);
-      wall.high = face[1] == '+';
-      wall.velocity = w.vec3("velocity");
-      if (st.request.periodic[wall.axis]) {
-        w.fail("face", str("face ", face, " lies on a periodic axis (boundaries.periodic): it is not a wall"));
-      }
-      // A halfway bounce-back wall can only slide: a normal velocity would push mass
-      // through a wall that cannot move.
-      if (wall.velocity[wall.axis] != 0.0) {
-        w.fail("velocity", str("has a component normal to face ", face, " (", fmt_g(wall.velocity[wall.axis]),
-                               " m/s); a moving wall can only slide along its face"));
-      }
-      const int axis = wall.axis, extent = st.voxels.dims[wall.axis];
-      const bool high = wall.high;
-      // Everything beyond the face belongs to the wall, edges and corners included, so
-      // each node's wall links come in +/- pairs and the wall adds no net mass.
-      wall.link_class = st.request.add_link_class(
-          "moving_wall:" + wall.name,
-          [axis, extent, high](const std::array<int, 3>& v) { return high ? v[axis] >= extent : v[axis] < 0; });
-      const auto& u = wall.velocity;
-      st.velocity_scales.emplace_back(std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]),
-                                      "moving wall '" + wall.name + "'");
-      walls_.push_back(wall);
-      ++index;
+    std::vector<IoletSpec> iolets = read_iolets(cfg);
+    check_iolets_disjoint(iolets, st.voxels);
+    for (IoletSpec& s : iolets) {
+      if (const std::int64_t cut = cut_at_plane(s, st.voxels))
+        log::info(str("iolet '", s.name, "': cut ", cut, " fluid voxels beyond its plane"));
+      const IoletSpec* spec = &s;  // stable: the vector is not resized after this loop
+      const geometry::VoxelGrid* vox = &st.voxels;
+      s.link_class = st.request.add_link_class("iolet:" + s.name, [spec, vox](const std::array<int, 3>& v) {
+        return claims(*spec, *vox, v);
+      });
+      if (s.condition == IoletSpec::Condition::velocity)
+        st.velocity_scales.emplace_back(std::fabs(s.value) + std::fabs(s.amplitude), "iolet '" + s.name + "'");
     }
+    if (st.config.string("run.precision") == "fp32") make<float>(st, std::move(walls), std::move(iolets));
+    else make<double>(st, std::move(walls), std::move(iolets));
   }
 
-  void setup(SetupStage& st) override {
-    if (st.precision == Precision::fp32) fill_link_values<float>(st);
-    else fill_link_values<double>(st);
-  }
+  void setup(SetupStage& st) override { impl_->setup(st); }
 
  private:
-  /// Ladd's term for every link of every moving wall; constant in time, so computed once.
   template <class Real>
-  void fill_link_values(SetupStage& st) {
-    if (walls_.empty()) return;
-    auto& field = st.fields.get<Real>("link_value");
-    std::vector<Real> values = field.array().to_host();
-    const auto& links = st.mesh.links;
-    for (const MovingWall& w : walls_) {
-      const phys::Vec3<Real> u{Real(st.units.velocity_to_lattice(w.velocity[0])),
-                               Real(st.units.velocity_to_lattice(w.velocity[1])),
-                               Real(st.units.velocity_to_lattice(w.velocity[2]))};
-      for (std::size_t k = 0; k < links.size(); ++k)
-        if (links.link_class[k] == w.link_class) values[k] = phys::moving_wall_term<Real>(links.direction[k], u);
-    }
-    field.array().upload(values);
+  void make(MeshStage& st, std::vector<MovingWall> walls, std::vector<IoletSpec> iolets) {
+    auto impl = std::make_unique<BoundariesIn<Real>>(std::move(walls), std::move(iolets));
+    impl->obstacles().request(st);
+    impl_ = std::move(impl);
   }
-
-  std::vector<MovingWall> walls_;
+  std::unique_ptr<Boundaries> impl_;
 };
 
 void declare_config(config::Schema& schema) {
   schema.section("boundaries", "boundaries",
-                 "Walls and periodicity. Every solid voxel is a halfway bounce-back wall unless a boundary claims it")
+                 "Walls, periodicity, inlets and outlets. Every solid voxel is a halfway bounce-back wall unless a "
+                 "boundary claims it")
       .strings("periodic", "Axes along which the domain wraps around (its faces on those axes are not walls)")
       .choices({"x", "y", "z"})
       .default_value(std::vector<std::string>{});
@@ -100,12 +92,15 @@ void declare_config(config::Schema& schema) {
       .required()
       .reals("velocity", "m/s", "Wall velocity; must lie in the face's plane", 3)
       .required();
+  declare_iolet_schema(schema);
 }
 
 Plugin* create() { return new BoundariesPlugin(); }
 
-const PluginDescriptor descriptor{"boundaries", "boundary", "0.1.0",
-                                  "halfway bounce-back walls, periodic axes, moving walls", &declare_config, &create};
+const PluginDescriptor descriptor{"boundaries", "boundary", "0.2.0",
+                                  "bounce-back walls, periodic axes, moving walls, velocity and pressure iolets, "
+                                  "obstacle forces",
+                                  &declare_config, &create};
 
 }  // namespace
 }  // namespace hemo::boundaries

@@ -1,5 +1,6 @@
 // lb_bgk: D3Q19 BGK lattice Boltzmann, pull scheme, two population sets (A-B), SoA,
 // one fused collide-stream kernel with Guo forcing. See README.md.
+#include <cmath>
 #include <memory>
 
 #include "core/exec/for_each.hpp"
@@ -20,9 +21,16 @@ class Solver {
     omega_ = Real(st.units.omega());
     block_size_ = static_cast<int>(st.config.integer("lb_bgk.block_size"));
     if (block_size_ % 32 != 0) st.config.fail("lb_bgk.block_size", "must be a multiple of 32 (a warp)");
-    const auto g = st.config.vec3("forcing.acceleration");
-    acceleration_ = {Real(st.units.acceleration_to_lattice(g[0])), Real(st.units.acceleration_to_lattice(g[1])),
-                     Real(st.units.acceleration_to_lattice(g[2]))};
+    for (int c = 0; c < 3; ++c) {
+      g0_[c] = st.units.acceleration_to_lattice(st.config.vec3("forcing.acceleration")[c]);
+      g1_[c] = st.units.acceleration_to_lattice(st.config.vec3("forcing.amplitude")[c]);
+    }
+    const bool oscillates = g1_[0] != 0.0 || g1_[1] != 0.0 || g1_[2] != 0.0;
+    if (oscillates && !st.config.has("forcing.period"))
+      st.config.fail("forcing.period", "is required when forcing.amplitude is not zero");
+    if (!oscillates && st.config.has("forcing.period"))
+      st.config.fail("forcing.period", "applies only with a non-zero forcing.amplitude");
+    force_omega_ = oscillates ? 2.0 * M_PI / st.config.real("forcing.period") : 0.0;
     const auto u0 = st.config.vec3("initial.velocity");
     u0_ = {Real(st.units.velocity_to_lattice(u0[0])), Real(st.units.velocity_to_lattice(u0[1])),
            Real(st.units.velocity_to_lattice(u0[2]))};
@@ -35,7 +43,7 @@ class Solver {
                                     Quantity::velocity);
 
     st.scheduler.add(Phase::collide_interior, "collide_stream", "lb_bgk",
-                     [this, &fields](StepContext& ctx) { collide_stream(fields, ctx.moments_due); });
+                     [this, &fields](StepContext& ctx) { collide_stream(fields, ctx.moments_due, ctx.time); });
     // Pointer swap, not a copy: the B set becomes the next step's A set.
     st.scheduler.add(Phase::end_step, "swap_populations", "lb_bgk",
                      [&fields](StepContext&) { fields.swap<Real>("f", "f_next"); });
@@ -51,8 +59,12 @@ class Solver {
   }
 
  private:
-  void collide_stream(FieldRegistry& fields, bool moments) {
+  void collide_stream(FieldRegistry& fields, bool moments, double time) {
     auto& links = fields.get<Real>("link_value");
+    // The force at the time of the moments this step computes (state after the step).
+    const double wave = std::cos(force_omega_ * time);
+    const phys::Vec3<Real> acceleration{Real(g0_[0] + g1_[0] * wave), Real(g0_[1] + g1_[1] * wave),
+                                        Real(g0_[2] + g1_[2] * wave)};
     CollideStream<Real> k{fields.get<Real>("f").data(),
                           fields.get<Real>("f_next").data(),
                           fields.get<std::uint32_t>("neighbours").data(),
@@ -60,7 +72,7 @@ class Solver {
                           has_force_ ? fields.get<Real>("force").data() : nullptr,
                           fields.get<Real>("density").data(),
                           fields.get<Real>("velocity").data(),
-                          acceleration_,
+                          acceleration,
                           omega_,
                           stride_,
                           moments};
@@ -70,7 +82,8 @@ class Solver {
   exec::Space space_ = exec::Space::host;
   std::uint32_t nodes_ = 0, stride_ = 0;
   Real omega_ = 1;
-  phys::Vec3<Real> acceleration_{}, u0_{};
+  double g0_[3] = {0, 0, 0}, g1_[3] = {0, 0, 0}, force_omega_ = 0.0;  // lattice units, rad/s
+  phys::Vec3<Real> u0_{};
   bool has_force_ = false;
   int block_size_ = exec::default_block_size;
 };

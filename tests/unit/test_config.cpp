@@ -244,7 +244,25 @@ TEST_SUITE("config.override") {
     CHECK(input_error([&] { doc.apply_override("lattice.dx.x=1"); }) ==
           "--set lattice.dx.x=1: 'lattice.dx' is a real number, not a table");
     CHECK(contains(input_error([&] { doc.apply_override("lattice=1"); }), "'lattice' is a table"));
-    CHECK(contains(input_error([&] { doc.apply_override("output.probe.name=x"); }), "array of tables"));
+    CHECK(contains(input_error([&] { doc.apply_override("output.probe.name=x"); }),
+                   "'output.probe' is an array of 1 tables [[output.probe]]; name an element by its index, 0 to 0"));
+    CHECK(contains(input_error([&] { doc.apply_override("output.probe.3.name=x"); }), "(got '3')"));
+    CHECK(contains(input_error([&] { doc.apply_override("output.probe.0=x"); }), "name a key inside output.probe[0]"));
+  }
+
+  TEST_CASE("an override reaches into an element of an array of tables by index") {
+    Schema schema;
+    schema.table_array("output.probe", "core", "probes").string("name", "n").required().integer("every", "1", "e")
+        .default_value(std::int64_t{1});
+    Document doc = Document::parse("[[output.probe]]\nname = \"a\"\n[[output.probe]]\nname = \"b\"\n", "case.toml");
+    doc.apply_override("output.probe.1.every=7");
+    const Config cfg = doc.validate(schema);
+    const auto probes = cfg.tables("output.probe");
+    REQUIRE(probes.size() == 2);
+    CHECK(probes[0].integer("every") == 1);
+    CHECK(probes[1].integer("every") == 7);
+    CHECK(probes[1].where("every") == "--set output.probe.1.every=7");
+    CHECK(probes[0].where("name") == "case.toml:2:8");
   }
 
   TEST_CASE("validation errors in an override are located at the override") {

@@ -1,0 +1,207 @@
+#include "plugins/boundaries/iolet_spec.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/common/text.hpp"
+
+namespace hemo::boundaries {
+
+namespace {
+
+double dot(const Vec& a, const Vec& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+// How far beyond its plane an iolet reaches: the solid voxels its links come from lie
+// within one diagonal link (sqrt 2 dx) of the plane; 2.5 dx leaves room for rounding
+// without reaching into a neighbouring vessel.
+constexpr double claim_depth = 2.5;
+
+/// The voxel range [lo, hi] (per axis, may extend one voxel past the box) that can hold
+/// voxels the iolet claims.
+void near_disc(const IoletSpec& A, const geometry::VoxelGrid& voxels, int (&lo)[3], int (&hi)[3]) {
+  const double reach = A.radius + claim_depth * voxels.dx;
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = std::max(-1, int(std::floor((A.center[d] - reach - voxels.origin[d]) / voxels.dx)) - 1);
+    hi[d] = std::min(voxels.dims[d], int(std::ceil((A.center[d] + reach - voxels.origin[d]) / voxels.dx)) + 1);
+  }
+}
+
+}  // namespace
+
+void declare_iolet_schema(config::Schema& schema) {
+  schema.table_array("boundaries.iolet", "boundaries",
+                     "An inlet or outlet: a disc that cuts the vessel, through which a velocity or a pressure is imposed")
+      .string("name", "Label in logs and in iolets.csv (letters, digits, '_' and '-')")
+      .required()
+      .reals("center", "m", "Centre of the disc", 3)
+      .required()
+      .reals("normal", "1", "Normal of the disc, pointing OUT of the fluid (normalised)", 3)
+      .required()
+      .real("radius", "m", "Radius of the disc; also the radius of the parabolic and Womersley profiles")
+      .greater_than(0.0)
+      .required()
+      .string("condition", "What is imposed: 'velocity' or 'pressure'")
+      .choices({"velocity", "pressure"})
+      .required()
+      .string("model", "How: 'ladd' (velocity, moving bounce-back), 'nash' (pressure, zeroth-order ghost density), "
+                       "'zou_he' (either; the normal must be a lattice axis); 'auto' = ladd or nash")
+      .choices({"auto", "ladd", "nash", "zou_he"})
+      .default_value(std::string("auto"))
+      .string("profile", "Velocity iolets: 'uniform', 'parabolic' (Poiseuille over the disc) or 'womersley'")
+      .choices({"uniform", "parabolic", "womersley"})
+      .default_value(std::string("parabolic"))
+      .real("velocity", "m/s", "Velocity iolets: centre-line (parabolic, womersley mean) or uniform speed INTO the domain")
+      .real("pressure", "Pa", "Pressure iolets: gauge pressure (relative to the reference density)")
+      .string("time", "Time dependence of the value: 'constant', 'sinusoidal' or 'csv'")
+      .choices({"constant", "sinusoidal", "csv"})
+      .default_value(std::string("constant"))
+      .real("amplitude", "m/s or Pa", "sinusoidal: amplitude; womersley: oscillating part, as the centre-line "
+                                      "velocity its pressure gradient would drive in steady flow")
+      .default_value(0.0)
+      .real("period", "s", "sinusoidal, womersley: period of the oscillation")
+      .greater_than(0.0)
+      .real("phase", "rad", "sinusoidal, womersley: phase of the oscillation")
+      .default_value(0.0)
+      .string("csv", "csv: file with two columns, time (s) and value (m/s or Pa); relative to the case file")
+      .boolean("periodic", "csv: repeat the series after its last time")
+      .default_value(true);
+}
+
+double IoletSpec::value_at(double t) const {
+  switch (time) {
+    case Time::constant: return value;
+    case Time::sinusoidal: return value + amplitude * std::sin(2.0 * M_PI * t / period + phase);
+    case Time::csv: return series->at(t, periodic);
+  }
+  return value;
+}
+
+double IoletSpec::beyond(const Vec& p) const {
+  return dot({p[0] - center[0], p[1] - center[1], p[2] - center[2]}, normal);
+}
+
+double IoletSpec::radial(const Vec& p) const {
+  const Vec d{p[0] - center[0], p[1] - center[1], p[2] - center[2]};
+  const double along = dot(d, normal);
+  return std::sqrt(std::max(0.0, dot(d, d) - along * along));
+}
+
+std::vector<IoletSpec> read_iolets(const config::Config& boundaries) {
+  std::vector<IoletSpec> out;
+  std::set<std::string> names;
+  for (const config::Config& c : boundaries.tables("iolet")) {
+    IoletSpec s;
+    s.cfg = c;
+    s.name = c.string("name");
+    if (s.name.empty() || !std::all_of(s.name.begin(), s.name.end(), [](char ch) {
+          return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-';
+        }))
+      c.fail("name", "use only letters, digits, '_' and '-'");
+    if (!names.insert(s.name).second) c.fail("name", "another iolet has this name");
+    s.center = c.vec3("center");
+    s.normal = c.vec3("normal");
+    const double norm = std::sqrt(dot(s.normal, s.normal));
+    if (!(norm > 0.0)) c.fail("normal", "must not be the zero vector");
+    for (double& x : s.normal) x /= norm;
+    s.radius = c.real("radius");
+
+    const bool velocity = c.string("condition") == "velocity";
+    s.condition = velocity ? IoletSpec::Condition::velocity : IoletSpec::Condition::pressure;
+    const std::string model = c.string("model");
+    if (model == "ladd" && !velocity) c.fail("model", "'ladd' imposes a velocity; a pressure iolet takes 'nash' or 'zou_he'");
+    if (model == "nash" && velocity) c.fail("model", "'nash' imposes a pressure; a velocity iolet takes 'ladd' or 'zou_he'");
+    s.model = model == "zou_he" ? IoletSpec::Model::zou_he
+                                : (velocity ? IoletSpec::Model::ladd : IoletSpec::Model::nash);
+    if (s.model == IoletSpec::Model::zou_he) {
+      // Zou-He balances the populations along one lattice axis.
+      for (int a = 0; a < 3; ++a)
+        if (std::fabs(std::fabs(s.normal[a]) - 1.0) < 1e-9) {
+          s.axis = a;
+          s.sign = s.normal[a] > 0 ? -1 : 1;  // inward = -outward
+        }
+      if (s.axis < 0) c.fail("model", "'zou_he' needs a normal along x, y or z; use 'ladd' or 'nash' on a tilted plane");
+    }
+
+    const std::string profile = c.string("profile");
+    s.profile = profile == "uniform" ? IoletSpec::Profile::uniform
+                                     : (profile == "womersley" ? IoletSpec::Profile::womersley : IoletSpec::Profile::parabolic);
+    const std::string time = c.string("time");
+    s.time = time == "sinusoidal" ? IoletSpec::Time::sinusoidal
+                                  : (time == "csv" ? IoletSpec::Time::csv : IoletSpec::Time::constant);
+    const char* value_key = velocity ? "velocity" : "pressure";
+    const char* other_key = velocity ? "pressure" : "velocity";
+    if (c.has(other_key)) c.fail(other_key, str("does not apply to a ", c.string("condition"), " iolet"));
+    if (!velocity && c.has("profile")) c.fail("profile", "applies to velocity iolets only");
+    if (s.time == IoletSpec::Time::csv) {
+      if (!c.has("csv")) c.fail("csv", "is required with time = \"csv\"");
+      if (c.has(value_key)) c.fail(value_key, "the CSV file gives the value; remove this key or use another time");
+      s.series = TimeSeries::load(c.file_path("csv"), c.path() + ".csv");
+      s.periodic = c.boolean("periodic");
+    } else {
+      for (const char* k : {"csv", "periodic"})
+        if (c.has(k)) c.fail(k, "applies to time = \"csv\" only");
+      if (velocity && !c.has("velocity")) c.fail("velocity", "is required for a velocity iolet");
+      s.value = c.has(value_key) ? c.real(value_key) : 0.0;
+    }
+    s.amplitude = c.real("amplitude");
+    s.phase = c.real("phase");
+    const bool oscillates = s.time == IoletSpec::Time::sinusoidal || s.profile == IoletSpec::Profile::womersley;
+    if (oscillates) {
+      if (!c.has("period")) c.fail("period", "is required for a sinusoidal or Womersley iolet");
+      s.period = c.real("period");
+    } else {
+      for (const char* k : {"period", "amplitude", "phase"})
+        if (c.has(k)) c.fail(k, "applies to time = \"sinusoidal\" or profile = \"womersley\" only");
+    }
+    if (s.profile == IoletSpec::Profile::womersley && s.time != IoletSpec::Time::constant)
+      c.fail("time", "a Womersley profile carries its own time dependence; use time = \"constant\"");
+    if (s.profile == IoletSpec::Profile::womersley && s.model == IoletSpec::Model::zou_he)
+      c.fail("profile", "'womersley' is available with model 'ladd' only");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+bool claims(const IoletSpec& iolet, const geometry::VoxelGrid& voxels, const std::array<int, 3>& v) {
+  const Vec p = voxels.centre(v[0], v[1], v[2]);
+  const double b = iolet.beyond(p);
+  return b > 0.0 && b < claim_depth * voxels.dx && iolet.radial(p) < iolet.radius;
+}
+
+std::int64_t cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels) {
+  std::int64_t removed = 0;
+  int lo[3], hi[3];
+  near_disc(iolet, voxels, lo, hi);
+  for (int k = lo[2]; k <= hi[2]; ++k)
+    for (int j = lo[1]; j <= hi[1]; ++j)
+      for (int i = lo[0]; i <= hi[0]; ++i) {
+        if (!voxels.inside_box(i, j, k)) continue;
+        std::uint8_t& cell = voxels.fluid[static_cast<std::size_t>(voxels.index(i, j, k))];
+        if (cell && claims(iolet, voxels, {i, j, k})) {
+          cell = 0;
+          ++removed;
+        }
+      }
+  return removed;
+}
+
+void check_iolets_disjoint(const std::vector<IoletSpec>& iolets, const geometry::VoxelGrid& voxels) {
+  // Voxels near each disc, tested against every other iolet: cost ~ disc area, not box.
+  for (std::size_t a = 0; a < iolets.size(); ++a) {
+    const IoletSpec& A = iolets[a];
+    int lo[3], hi[3];
+    near_disc(A, voxels, lo, hi);
+    for (int k = lo[2]; k <= hi[2]; ++k)
+      for (int j = lo[1]; j <= hi[1]; ++j)
+        for (int i = lo[0]; i <= hi[0]; ++i) {
+          if (!claims(A, voxels, {i, j, k})) continue;
+          for (std::size_t b = a + 1; b < iolets.size(); ++b)
+            if (claims(iolets[b], voxels, {i, j, k}))
+              iolets[b].cfg.fail("center", str("iolet '", iolets[b].name, "' overlaps iolet '", A.name, "' (defined at ",
+                                               A.cfg.where("center"), "): their discs claim the same voxels"));
+        }
+  }
+}
+
+}  // namespace hemo::boundaries

@@ -1,0 +1,69 @@
+#pragma once
+// An iolet as the case file describes it ([[boundaries.iolet]]): a disc (centre, outward
+// normal, radius) that cuts the vessel, the condition imposed through it, and how that
+// condition varies in space and time. Physical units; lattice conversion happens where
+// the values are used.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config/config.hpp"
+#include "core/config/schema.hpp"
+#include "core/geometry/voxel_grid.hpp"
+#include "plugins/boundaries/time_series.hpp"
+
+namespace hemo::boundaries {
+
+using Vec = std::array<double, 3>;
+
+struct IoletSpec {
+  enum class Condition { velocity, pressure };
+  enum class Model { ladd, nash, zou_he };
+  enum class Profile { uniform, parabolic, womersley };
+  enum class Time { constant, sinusoidal, csv };
+
+  std::string name;
+  config::Config cfg;  // the [[boundaries.iolet]] table, for error messages
+  Vec center{}, normal{};  // normal: unit, pointing out of the fluid
+  double radius = 0.0;
+  Condition condition = Condition::velocity;
+  Model model = Model::ladd;
+  Profile profile = Profile::parabolic;
+  Time time = Time::constant;
+  double value = 0.0;      // m/s (into the domain) or Pa (gauge)
+  double amplitude = 0.0;  // sinusoidal, womersley: same unit as value
+  double period = 0.0;     // s
+  double phase = 0.0;      // rad
+  std::optional<TimeSeries> series;
+  bool periodic = true;
+  int axis = -1, sign = 0;  // zou_he: inward normal = sign * e_axis
+  int link_class = -1;      // set when the mesh is requested
+
+  /// The value (m/s or Pa) at time t, for uniform and parabolic profiles.
+  double value_at(double t) const;
+  /// Distance from the iolet's axis, and signed distance beyond its plane, of a point.
+  double radial(const Vec& p) const;
+  double beyond(const Vec& p) const;
+  bool time_dependent() const { return time != Time::constant || profile == Profile::womersley; }
+  const char* condition_name() const { return condition == Condition::velocity ? "velocity" : "pressure"; }
+};
+
+/// Declares [[boundaries.iolet]].
+void declare_iolet_schema(config::Schema& schema);
+
+/// Reads and checks every [[boundaries.iolet]] (InputError with the key's location for
+/// a zero normal, keys that do not apply, Zou-He on a tilted plane, a bad CSV...).
+std::vector<IoletSpec> read_iolets(const config::Config& boundaries);
+
+/// Refuses two iolets that would claim the same voxel (InputError naming both).
+void check_iolets_disjoint(const std::vector<IoletSpec>& iolets, const geometry::VoxelGrid& voxels);
+
+/// Turns fluid voxels just beyond the plane, inside the disc, solid: the iolet cuts the
+/// vessel there. Returns how many voxels it removed.
+std::int64_t cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels);
+
+/// True if the (solid) voxel v lies just beyond the iolet's plane, inside its disc.
+bool claims(const IoletSpec& iolet, const geometry::VoxelGrid& voxels, const std::array<int, 3>& v);
+
+}  // namespace hemo::boundaries

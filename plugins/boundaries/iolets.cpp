@@ -1,0 +1,213 @@
+#include "plugins/boundaries/iolets.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "core/common/log.hpp"
+#include "core/common/text.hpp"
+#include "core/exec/for_each.hpp"
+#include "core/exec/reduce.hpp"
+#include "physics/d3q19.hpp"
+#include "physics/womersley.hpp"
+#include "plugins/boundaries/kernels.hpp"
+
+namespace hemo::boundaries {
+
+namespace q19 = phys::d3q19;
+
+namespace {
+
+/// Spatial profile of a velocity iolet at distance r from its axis (1 at the centre).
+double poiseuille_shape(double r, double R) { return r < R ? 1.0 - (r * r) / (R * R) : 0.0; }
+
+template <class T>
+exec::DeviceArray<T> to_device(exec::Space space, const std::vector<T>& host) {
+  exec::DeviceArray<T> a(space, host.size());
+  if (!host.empty()) a.upload(host);
+  return a;
+}
+
+}  // namespace
+
+template <class Real>
+void IoletRuntime<Real>::coefficients(const IoletSpec& s, double t, Real (&coef)[3]) const {
+  if (s.profile == IoletSpec::Profile::womersley) {
+    // u = U0 P(r) + Re[A(r) e^{i(wt + phase)}] = U0 P(r) + Re A cos(.) - Im A sin(.)
+    const double w = 2.0 * M_PI / s.period;
+    coef[0] = Real(1);
+    coef[1] = Real(std::cos(w * t + s.phase));
+    coef[2] = Real(-std::sin(w * t + s.phase));
+  } else {
+    coef[0] = Real(s.value_at(t));
+    coef[1] = coef[2] = Real(0);
+  }
+}
+
+template <class Real>
+void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
+  const auto& links = st.mesh.links;
+  const mesh::SparseMesh& m = st.mesh;
+  std::vector<std::uint32_t> link;
+  for (std::size_t k = 0; k < links.size(); ++k)
+    if (links.link_class[k] == s.link_class) link.push_back(static_cast<std::uint32_t>(k));
+  if (link.empty()) {
+    s.cfg.fail("center", str("iolet '", s.name, "' cuts no fluid: no fluid node lies next to its disc. Check the ",
+                             "centre and radius (in m) and that the normal points out of the fluid"));
+  }
+  std::vector<std::uint32_t> node;
+  for (std::uint32_t k : link) node.push_back(links.node[k]);
+  std::sort(node.begin(), node.end());
+  node.erase(std::unique(node.begin(), node.end()), node.end());
+
+  // Zou-He fixes all five populations that enter through the plane at once; a node on
+  // the rim, where some of them come from the wall instead, falls back to Ladd (velocity)
+  // or Nash (pressure) on its iolet links.
+  std::vector<std::uint32_t> zh_node, ladd_or_nash = link;
+  if (s.model == IoletSpec::Model::zou_he) {
+    ladd_or_nash.clear();
+    for (std::uint32_t n : node) {
+      bool full = true;
+      for (int q = 1; q < q19::Q && full; ++q) {
+        if (s.sign * q19::c(q, s.axis) != 1) continue;
+        const std::uint32_t code = m.neighbours[std::size_t(q - 1) * m.stride + n];
+        full = mesh::is_coded_link(code) && links.link_class[mesh::link_index(code)] == s.link_class;
+      }
+      if (full) zh_node.push_back(n);
+    }
+    for (std::uint32_t k : link)
+      if (!std::binary_search(zh_node.begin(), zh_node.end(), links.node[k])) ladd_or_nash.push_back(k);
+  }
+
+  const double to_lattice = units_.dt / units_.dx;  // m/s -> lattice velocity
+  const Vec inward{-s.normal[0], -s.normal[1], -s.normal[2]};
+  // Profile terms at a point: {steady, cos, -sin} parts of the velocity, m/s per unit coefficient.
+  auto profile = [&](const Vec& p) -> std::array<double, 3> {
+    const double r = s.radial(p);
+    switch (s.profile) {
+      case IoletSpec::Profile::uniform: return {r < s.radius ? 1.0 : 0.0, 0.0, 0.0};
+      case IoletSpec::Profile::parabolic: return {poiseuille_shape(r, s.radius), 0.0, 0.0};
+      case IoletSpec::Profile::womersley: {
+        const double w = 2.0 * M_PI / s.period, nu = units_.viscosity;
+        const double g1 = 4.0 * nu * s.amplitude / (s.radius * s.radius);
+        const phys::Complex a = phys::womersley_amplitude(std::min(r, s.radius), s.radius, nu, g1, w);
+        return {s.value * poiseuille_shape(r, s.radius), a.re, a.im};
+      }
+    }
+    return {0.0, 0.0, 0.0};
+  };
+
+  if (s.condition == IoletSpec::Condition::velocity) {
+    // Ladd: the term 6 w_q (c_q . d) u at the link's midpoint, x_n - c_q dx / 2.
+    const std::size_t count = ladd_or_nash.size();
+    std::vector<Real> shape(3 * count, Real(0));
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint32_t k = ladd_or_nash[i];
+      const int q = links.direction[k];
+      auto p = m.position(links.node[k]);
+      for (int a = 0; a < 3; ++a) p[a] -= 0.5 * q19::c(q, a) * m.dx;
+      const double cd = q19::c(q, 0) * inward[0] + q19::c(q, 1) * inward[1] + q19::c(q, 2) * inward[2];
+      const auto u = profile(p);
+      for (int j = 0; j < 3; ++j) shape[j * count + i] = Real(6.0 * q19::w<double>(q) * cd * u[j] * to_lattice);
+    }
+    d.rim_shape = to_device(space_, shape);
+    std::vector<Real> zh(3 * zh_node.size(), Real(0));
+    for (std::size_t i = 0; i < zh_node.size(); ++i) {
+      const auto u = profile(m.position(zh_node[i]));
+      for (int j = 0; j < 3; ++j) zh[j * zh_node.size() + i] = Real(u[j] * to_lattice);
+    }
+    d.zh_shape = to_device(space_, zh);
+  }
+  d.links = static_cast<std::uint32_t>(link.size());
+  d.nodes = static_cast<std::uint32_t>(node.size());
+  d.zou_he_nodes = static_cast<std::uint32_t>(zh_node.size());
+  d.rim_links = static_cast<std::uint32_t>(ladd_or_nash.size());
+  d.link = to_device(space_, link);
+  d.node = to_device(space_, node);
+  d.zh_node = to_device(space_, zh_node);
+  d.rim_link = to_device(space_, ladd_or_nash);
+  d.scratch = exec::DeviceArray<Real>(space_, std::max(link.size(), node.size()));
+
+  std::string how = s.model == IoletSpec::Model::zou_he ? str("Zou-He on ", zh_node.size(), " nodes, ",
+                                                              ladd_or_nash.size(), " rim links by ",
+                                                              s.condition == IoletSpec::Condition::velocity ? "Ladd" : "Nash")
+                                                        : (s.model == IoletSpec::Model::ladd ? "Ladd" : "Nash");
+  log::info(str("iolet '", s.name, "': ", s.condition_name(), " (", how, "), ", link.size(), " links at ", node.size(),
+                " nodes"));
+}
+
+template <class Real>
+void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, double time) {
+  Real* link_value = fields.get<Real>("link_value").data();
+  const Real* f = fields.get<Real>("f").data();
+  Real coef[3];
+  coefficients(s, time, coef);
+  // p -> lattice density: rho = 1 + p / (c_s^2 rho_0) in lattice units.
+  const Real drho = Real(3.0 * s.value_at(time) * units_.dt * units_.dt / (units_.density * units_.dx * units_.dx));
+  const bool velocity = s.condition == IoletSpec::Condition::velocity;
+  if (d.rim_links) {
+    if (velocity) {
+      LaddIoletValues<Real> k{link_value, d.rim_link.data(), d.rim_shape.data(), d.rim_links, {coef[0], coef[1], coef[2]}};
+      exec::for_each(space_, {0, d.rim_links}, k, "boundaries::ladd_iolet");
+    } else {
+      NashPressureLinks<Real> k{link_value, d.rim_link.data(), fields.get<std::uint32_t>("link_node").data(),
+                                fields.get<std::uint8_t>("link_direction").data(), f, stride_, drho};
+      exec::for_each(space_, {0, d.rim_links}, k, "boundaries::nash_pressure");
+    }
+  }
+  if (d.zou_he_nodes) {
+    ZouHeNodes<Real> k{link_value, d.zh_node.data(), fields.get<std::uint32_t>("neighbours").data(), f,
+                       d.zh_shape.data(), stride_, d.zou_he_nodes, s.axis, s.sign, !velocity, drho,
+                       {coef[0], coef[1], coef[2]}};
+    exec::for_each(space_, {0, d.zou_he_nodes}, k, "boundaries::zou_he");
+  }
+}
+
+template <class Real>
+void IoletRuntime<Real>::monitor(StepContext& ctx) {
+  if (ctx.step % check_every_ != 0 || !csv_) return;
+  FieldRegistry& fields = *ctx.fields;
+  *csv_ << ctx.step << ',' << fmt_g(ctx.time, 10);
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    Device& d = device_[i];
+    // The mass through the iolet in one step is the sum of its link values (kernels.hpp).
+    exec::for_each(space_, {0, d.links}, Gather<Real>{d.scratch.data(), fields.get<Real>("link_value").data(), d.link.data()},
+                   "boundaries::gather");
+    const double mass = exec::sum(space_, d.scratch.data(), d.links);
+    exec::for_each(space_, {0, d.nodes}, Gather<Real>{d.scratch.data(), fields.get<Real>("density").data(), d.node.data()},
+                   "boundaries::gather");
+    const double rho = exec::sum(space_, d.scratch.data(), d.nodes) / d.nodes;
+    const double flow = mass * units_.dx * units_.dx * units_.dx / units_.dt;  // m^3/s, inflow positive
+    *csv_ << ',' << fmt_g(flow, 10) << ',' << fmt_g(units_.pressure_to_physical(rho), 10);
+  }
+  *csv_ << '\n' << std::flush;
+}
+
+template <class Real>
+void IoletRuntime<Real>::setup(SetupStage& st) {
+  if (specs_.empty()) return;
+  space_ = st.space;
+  stride_ = st.mesh.stride;
+  units_ = st.units;
+  check_every_ = st.check_every;
+  device_.resize(specs_.size());
+  for (std::size_t i = 0; i < specs_.size(); ++i) build(st, specs_[i], device_[i]);
+
+  const std::string path = (std::filesystem::path(st.output_dir) / "iolets.csv").string();
+  csv_ = std::make_unique<std::ofstream>(path);
+  if (!*csv_) throw std::runtime_error("cannot write " + path);
+  *csv_ << "step,time";
+  for (const IoletSpec& s : specs_) *csv_ << ',' << s.name << "_flow_m3_per_s," << s.name << "_pressure_Pa";
+  *csv_ << '\n';
+
+  // Before the collide-stream kernel: it reads the link values these write.
+  st.scheduler.add(Phase::begin_step, "iolets", "boundaries", [this](StepContext& ctx) {
+    for (std::size_t i = 0; i < specs_.size(); ++i) refresh(specs_[i], device_[i], *ctx.fields, ctx.time);
+  });
+  st.scheduler.add(Phase::output, "iolet_monitor", "boundaries", [this](StepContext& ctx) { monitor(ctx); });
+}
+
+template class IoletRuntime<float>;
+template class IoletRuntime<double>;
+
+}  // namespace hemo::boundaries

@@ -1,0 +1,141 @@
+#pragma once
+// Device-safe kernels of the boundaries plugin. Each boundary writes, for each of its
+// links k, the value link_value[k] that the fused collide-stream kernel adds to the
+// bounced-back population (core/mesh/link_codes.hpp):
+//     h_q(n) = h*_opp(q)(n) + link_value[k].
+// So every rule below is "what h_q should be, minus h*_opp(q)(n)", and the sum of
+// link_value over an iolet's links is exactly the mass that crosses it in one step.
+#include <cstdint>
+
+#include "core/mesh/link_codes.hpp"
+#include "physics/equilibrium.hpp"
+#include "physics/zou_he.hpp"
+
+namespace hemo::boundaries {
+
+namespace d3q19 = phys::d3q19;
+
+/// Velocity iolets (Ladd): link_value[link[i]] = sum_j coef[j] * shape[j * count + i],
+/// the shapes holding 6 w_q (c_q . d) u_j(x_link) for up to three time terms.
+template <class Real>
+struct LaddIoletValues {
+  Real* HEMO_RESTRICT link_value;
+  const std::uint32_t* HEMO_RESTRICT link;
+  const Real* HEMO_RESTRICT shape;
+  std::uint32_t count;
+  Real coef[3];
+  HEMO_HD void operator()(std::uint32_t i) const {
+    link_value[link[i]] = coef[0] * shape[i] + coef[1] * shape[count + i] + coef[2] * shape[2 * count + i];
+  }
+};
+
+/// Nash's zeroth-order pressure rule (HemeLB, seeds/001 sec. 2.3.2; R. W. Nash et al.,
+/// Phys. Rev. E 89, 023303 (2014)): the population entering from the iolet is the
+/// equilibrium at the prescribed ("ghost") density and the node's own velocity. The
+/// velocity comes from the node's post-collision populations of the last step, whose
+/// momentum equals the pre-collision one (BGK conserves it; body forces at pressure
+/// iolets are neglected), so the rule needs no data from this step.
+template <class Real>
+struct NashPressureLinks {
+  Real* HEMO_RESTRICT link_value;
+  const std::uint32_t* HEMO_RESTRICT link;
+  const std::uint32_t* HEMO_RESTRICT link_node;
+  const std::uint8_t* HEMO_RESTRICT link_direction;
+  const Real* HEMO_RESTRICT f;  // post-collision populations of the last step
+  std::uint32_t stride;
+  Real drho;  // prescribed density - 1
+  HEMO_HD void operator()(std::uint32_t i) const {
+    const std::uint32_t k = link[i], n = link_node[k];
+    const int q = link_direction[k];
+    const std::size_t s = stride;
+    Real h[d3q19::Q];
+    HEMO_UNROLL
+    for (int p = 0; p < d3q19::Q; ++p) h[p] = f[std::size_t(p) * s + n];
+    const phys::Moments<Real> m = phys::moments(h);
+    const Real inv_rho = Real(1) / (Real(1) + m.drho);
+    const phys::Vec3<Real> u{m.j.x * inv_rho, m.j.y * inv_rho, m.j.z * inv_rho};
+    link_value[k] = phys::equilibrium_shifted(q, drho, u) - h[d3q19::opposite(q)];
+  }
+};
+
+/// Zou-He iolet nodes (physics/zou_he.hpp): gathers the node's populations as the fused
+/// kernel will (pull, bounce-back, coded links), lets Zou-He fill the five that come
+/// through the iolet, and stores them as link values. Pressure: target = prescribed
+/// density - 1; velocity: target = sum_j coef[j] * shape[j * count + i], the normal
+/// velocity at the node.
+template <class Real>
+struct ZouHeNodes {
+  Real* HEMO_RESTRICT link_value;
+  const std::uint32_t* HEMO_RESTRICT node;
+  const std::uint32_t* HEMO_RESTRICT neighbours;
+  const Real* HEMO_RESTRICT f;
+  const Real* HEMO_RESTRICT shape;  // velocity only
+  std::uint32_t stride, count;
+  int axis, sign;
+  bool pressure;
+  Real target_drho;
+  Real coef[3];
+  HEMO_HD void operator()(std::uint32_t i) const {
+    const std::uint32_t n = node[i];
+    const std::size_t s = stride;
+    Real h[d3q19::Q];
+    h[0] = f[n];
+    HEMO_UNROLL
+    for (int q = 1; q < d3q19::Q; ++q) {
+      const std::uint32_t src = neighbours[std::size_t(q - 1) * s + n];
+      const Real reflected = f[std::size_t(d3q19::opposite(q)) * s + n];
+      // The five unknown directions are overwritten by Zou-He; reading their old link
+      // values here is harmless.
+      h[q] = mesh::is_node(src) ? f[std::size_t(q) * s + src]
+                                : (src == mesh::wall_link ? reflected : reflected + link_value[mesh::link_index(src)]);
+    }
+    if (pressure) {
+      phys::zou_he_pressure(h, axis, sign, Real(1) + target_drho);
+    } else {
+      const Real u = coef[0] * shape[i] + coef[1] * shape[count + i] + coef[2] * shape[2 * count + i];
+      phys::zou_he_velocity(h, axis, sign, u);
+    }
+    HEMO_UNROLL
+    for (int q = 1; q < d3q19::Q; ++q) {
+      if (sign * d3q19::c(q, axis) != 1) continue;
+      const std::uint32_t src = neighbours[std::size_t(q - 1) * s + n];
+      link_value[mesh::link_index(src)] = h[q] - f[std::size_t(d3q19::opposite(q)) * s + n];
+    }
+  }
+};
+
+/// out[i] = values[index[i]]: gathers the entries a monitor sums (link values of one
+/// iolet, densities of its nodes).
+template <class Real>
+struct Gather {
+  Real* HEMO_RESTRICT out;
+  const Real* HEMO_RESTRICT values;
+  const std::uint32_t* HEMO_RESTRICT index;
+  HEMO_HD void operator()(std::uint32_t i) const { out[i] = values[index[i]]; }
+};
+
+/// Momentum that one bounce-back link gives the wall in one step (momentum exchange,
+/// A. Ladd, J. Fluid Mech. 271 (1994)): the population h*_o leaving node n towards the
+/// wall (direction o = opp(q)) comes back as h_q = h*_o + link_value, so the wall
+/// receives c_o h*_o - c_q h_q = -c_q (2 h*_o + link_value). Written as 3 rows.
+template <class Real>
+struct WallMomentum {
+  Real* HEMO_RESTRICT out;  // 3 rows of count
+  const std::uint32_t* HEMO_RESTRICT link;
+  const std::uint32_t* HEMO_RESTRICT link_node;
+  const std::uint8_t* HEMO_RESTRICT link_direction;
+  const Real* HEMO_RESTRICT link_value;
+  const Real* HEMO_RESTRICT f;
+  std::uint32_t stride, count;
+  HEMO_HD void operator()(std::uint32_t i) const {
+    const std::uint32_t k = link[i], n = link_node[k];
+    const int q = link_direction[k];
+    const Real leaving = f[std::size_t(d3q19::opposite(q)) * stride + n];
+    const Real transfer = Real(2) * leaving + link_value[k];
+    out[i] = -Real(d3q19::cx(q)) * transfer;
+    out[count + i] = -Real(d3q19::cy(q)) * transfer;
+    out[2 * count + i] = -Real(d3q19::cz(q)) * transfer;
+  }
+};
+
+}  // namespace hemo::boundaries
