@@ -15,6 +15,7 @@ enum class ExitCode : int { ok = 0, failure = 1, bad_input = 2, diverged = 3 };
 class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  ~InputError() override;  // out of line: see error.cpp
 };
 
 /// The solution blew up: NaN or an unphysical density. Carries where and when.
@@ -22,6 +23,7 @@ class DivergenceError : public std::runtime_error {
  public:
   DivergenceError(const std::string& what, std::int64_t step, std::int64_t node)
       : std::runtime_error(what), step_(step), node_(node) {}
+  ~DivergenceError() override;
   std::int64_t step() const { return step_; }
   std::int64_t node() const { return node_; }
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/common/text.hpp"
+#include "physics/d3q19.hpp"
 
 namespace hemo::boundaries {
 
@@ -19,8 +20,9 @@ constexpr double claim_depth = 2.5;
 
 /// The voxel range [lo, hi] (per axis, may extend one voxel past the box) that can hold
 /// voxels the iolet claims.
-void near_disc(const IoletSpec& A, const geometry::VoxelGrid& voxels, int (&lo)[3], int (&hi)[3]) {
-  const double reach = A.radius + claim_depth * voxels.dx;
+void near_disc(const IoletSpec& A, const geometry::VoxelGrid& voxels, int (&lo)[3], int (&hi)[3],
+               double depth = 0.0) {
+  const double reach = A.radius + std::max(depth, claim_depth * voxels.dx);
   for (int d = 0; d < 3; ++d) {
     lo[d] = std::max(-1, int(std::floor((A.center[d] - reach - voxels.origin[d]) / voxels.dx)) - 1);
     hi[d] = std::min(voxels.dims[d], int(std::ceil((A.center[d] + reach - voxels.origin[d]) / voxels.dx)) + 1);
@@ -170,20 +172,41 @@ bool claims(const IoletSpec& iolet, const geometry::VoxelGrid& voxels, const std
 }
 
 std::int64_t cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels) {
+  // Up to one radius beyond the plane: enough to remove a vessel's rounded end cap (so
+  // no pocket of fluid is left behind the iolet), not enough to reach far into the rest
+  // of the geometry.
+  const double depth = iolet.radius + claim_depth * voxels.dx;
   std::int64_t removed = 0;
   int lo[3], hi[3];
-  near_disc(iolet, voxels, lo, hi);
+  near_disc(iolet, voxels, lo, hi, depth);
   for (int k = lo[2]; k <= hi[2]; ++k)
     for (int j = lo[1]; j <= hi[1]; ++j)
       for (int i = lo[0]; i <= hi[0]; ++i) {
         if (!voxels.inside_box(i, j, k)) continue;
         std::uint8_t& cell = voxels.fluid[static_cast<std::size_t>(voxels.index(i, j, k))];
-        if (cell && claims(iolet, voxels, {i, j, k})) {
+        const auto p = voxels.centre(i, j, k);
+        const double b = iolet.beyond(p);
+        if (cell && b > 0.0 && b < depth && iolet.radial(p) < iolet.radius) {
           cell = 0;
           ++removed;
         }
       }
   return removed;
+}
+
+void check_cuts_fluid(const IoletSpec& iolet, const geometry::VoxelGrid& voxels) {
+  // Some fluid node must pull a population from a voxel the iolet claims.
+  int lo[3], hi[3];
+  near_disc(iolet, voxels, lo, hi);
+  for (int k = lo[2]; k <= hi[2]; ++k)
+    for (int j = lo[1]; j <= hi[1]; ++j)
+      for (int i = lo[0]; i <= hi[0]; ++i) {
+        if (voxels.is_fluid(i, j, k) || !claims(iolet, voxels, {i, j, k})) continue;
+        for (int q = 1; q < phys::d3q19::Q; ++q)
+          if (voxels.is_fluid(i + phys::d3q19::cx(q), j + phys::d3q19::cy(q), k + phys::d3q19::cz(q))) return;
+      }
+  iolet.cfg.fail("center", str("iolet '", iolet.name, "' cuts no fluid: no fluid node lies next to its disc. Check the ",
+                               "centre and radius (in m) and that the normal points out of the fluid"));
 }
 
 void check_iolets_disjoint(const std::vector<IoletSpec>& iolets, const geometry::VoxelGrid& voxels) {

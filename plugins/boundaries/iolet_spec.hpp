@@ -56,11 +56,14 @@ void declare_iolet_schema(config::Schema& schema);
 /// a zero normal, keys that do not apply, Zou-He on a tilted plane, a bad CSV...).
 std::vector<IoletSpec> read_iolets(const config::Config& boundaries);
 
+/// Refuses (InputError) an iolet whose disc no fluid node touches.
+void check_cuts_fluid(const IoletSpec& iolet, const geometry::VoxelGrid& voxels);
+
 /// Refuses two iolets that would claim the same voxel (InputError naming both).
 void check_iolets_disjoint(const std::vector<IoletSpec>& iolets, const geometry::VoxelGrid& voxels);
 
-/// Turns fluid voxels just beyond the plane, inside the disc, solid: the iolet cuts the
-/// vessel there. Returns how many voxels it removed.
+/// Turns fluid voxels beyond the plane, inside the disc and up to one radius deep, solid:
+/// the iolet cuts the vessel there. Returns how many voxels it removed.
 std::int64_t cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels);
 
 /// True if the (solid) voxel v lies just beyond the iolet's plane, inside its disc.

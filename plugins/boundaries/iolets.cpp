@@ -51,10 +51,8 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
   std::vector<std::uint32_t> link;
   for (std::size_t k = 0; k < links.size(); ++k)
     if (links.link_class[k] == s.link_class) link.push_back(static_cast<std::uint32_t>(k));
-  if (link.empty()) {
-    s.cfg.fail("center", str("iolet '", s.name, "' cuts no fluid: no fluid node lies next to its disc. Check the ",
-                             "centre and radius (in m) and that the normal points out of the fluid"));
-  }
+  if (link.empty())  // check_cuts_fluid ran before the mesh was built; links can still go to an earlier class
+    s.cfg.fail("center", str("iolet '", s.name, "' has no links: another boundary claims all its voxels"));
   std::vector<std::uint32_t> node;
   for (std::uint32_t k : link) node.push_back(links.node[k]);
   std::sort(node.begin(), node.end());

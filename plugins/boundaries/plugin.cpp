@@ -53,6 +53,7 @@ class BoundariesPlugin final : public Plugin {
     for (IoletSpec& s : iolets) {
       if (const std::int64_t cut = cut_at_plane(s, st.voxels))
         log::info(str("iolet '", s.name, "': cut ", cut, " fluid voxels beyond its plane"));
+      check_cuts_fluid(s, st.voxels);
       const IoletSpec* spec = &s;  // stable: the vector is not resized after this loop
       const geometry::VoxelGrid* vox = &st.voxels;
       s.link_class = st.request.add_link_class("iolet:" + s.name, [spec, vox](const std::array<int, 3>& v) {

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Mass balance and flow split of cases/bifurcation.toml (one inlet, two pressure outlets).
+
+usage: bifurcation.py OUTPUT_DIR [--json]
+
+From the last record of iolets.csv: the imbalance (inflow + outflows) / inflow, and the
+difference of the two outflows against the Poiseuille-resistance estimate
+    Q_upper - Q_lower = (p_lower - p_upper) / R_branch,  R_branch = 8 mu L_branch / (pi r^4),
+which holds when the junction and end losses of the two equal branches cancel.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hemo_output  # noqa: E402
+
+
+def analyse(out_dir):
+    case = hemo_output.case(out_dir)
+    geo, fluid = case["geometry"], case.get("fluid", {})
+    mu = fluid.get("density", 1060.0) * fluid.get("viscosity", 3.3e-6)
+    r = geo["radius"] * geo.get("radius_ratio", 0.794)
+    length = geo["length"] * geo.get("length_ratio", 0.8)
+    resistance = 8 * mu * length / (math.pi * r**4)
+    iolets = {i["name"]: i for i in case["boundaries"]["iolet"]}
+    rows = list(csv.DictReader(open(os.path.join(out_dir, "iolets.csv"))))
+    last, before = rows[-1], rows[-2] if len(rows) > 1 else rows[-1]
+    flows = {n: float(last[f"{n}_flow_m3_per_s"]) for n in iolets}
+    inflow = sum(q for q in flows.values() if q > 0)
+    imbalance = sum(flows.values()) / inflow
+    outlets = sorted((n for n in iolets if iolets[n]["condition"] == "pressure"), key=lambda n: iolets[n]["pressure"])
+    low_p, high_p = outlets[0], outlets[-1]
+    measured = -flows[low_p] + flows[high_p]  # outflows are negative: Q_low_p - Q_high_p
+    predicted = (iolets[high_p]["pressure"] - iolets[low_p]["pressure"]) / resistance
+    drift = max(abs(float(last[k]) - float(before[k])) / inflow for k in last if k.endswith("flow_m3_per_s"))
+    return {"inflow": inflow, "imbalance": imbalance, "split_difference": measured,
+            "split_difference_predicted": predicted, "split_error": (measured - predicted) / predicted,
+            "outflows": {n: -flows[n] for n in outlets}, "last_change": drift}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out_dir")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    res = analyse(a.out_dir)
+    if a.json:
+        print(json.dumps(res))
+        return 0
+    print(f"inflow {res['inflow']:.6e} m^3/s; outflows " +
+          ", ".join(f"{n} {q:.6e}" for n, q in res["outflows"].items()))
+    print(f"imbalance {res['imbalance']:+.2e} of the inflow; last change between records {res['last_change']:.1e}")
+    print(f"split difference {res['split_difference']:.4e} m^3/s, Poiseuille estimate {res['split_difference_predicted']:.4e} "
+          f"({100 * res['split_error']:+.1f}%)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

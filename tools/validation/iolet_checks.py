@@ -1,0 +1,167 @@
+"""Validation checks of issue 4: iolets and the published reference cases.
+
+Each check takes the validate.py Context and returns a list of Records. With
+ctx.reduced it runs the small version the test suite runs on two CPU cores (more
+viscous fluids, coarser lattices, looser tolerances, each stated below); otherwise the
+full-size cases, meant for a GPU.
+"""
+import math
+import os
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tools", "analysis"))
+import bifurcation as bifurcation_analysis  # noqa: E402
+import cavity as cavity_analysis  # noqa: E402
+import hemo_output  # noqa: E402
+import pipe_iolets  # noqa: E402
+import sphere as sphere_analysis  # noqa: E402
+import womersley as womersley_analysis  # noqa: E402
+
+NAN = float("nan")
+D_PIPE = 0.016
+U_PIPE = 0.1
+
+
+def _pipe(ctx, case, label):
+    """Pipe of the VLBM paper, at several resolutions (a table like its Table 1)."""
+    records = []
+    if ctx.reduced:
+        # Re = 8 (nu = 2e-4 m^2/s) so that 16 nodes across and tau = 0.8 converge in
+        # seconds; the pressure drop is scaled to keep the lattice Mach number at 0.01.
+        runs = [(16, ["--set", "fluid.viscosity=2e-4", "--set", "lattice.dt=5e-4", "--set", "run.end_time=1.0"]
+                 + (["--set", "boundaries.iolet.0.pressure=17"] if label == "pressure" else
+                    ["--set", "boundaries.iolet.0.velocity=0.02"]))]
+    else:
+        # The paper's fluid; u_max = 0.04 in lattice units at every resolution.
+        runs = [(n, ["--set", f"lattice.dt={0.04 * (D_PIPE / n) / U_PIPE!r}"]) for n in (16, 32, 48, 64)]
+    finest = runs[-1][0]
+    for n, extra in runs:
+        out = os.path.join(ctx.work, f"pipe_{label}_{n}")
+        s = ctx.run(case, out, "--set", f"lattice.dx={D_PIPE / n!r}", *extra)
+        r = pipe_iolets.analyse(out)
+        res = f"D = {n} dx ({s['fluid_nodes']} nodes, tau {s['tau']:.4f})"
+        tol_shape = (0.05 if ctx.reduced else 0.02) if n == finest else NAN
+        records.append(ctx.record(f"pipe_{label}", "axial velocity, relative L2 error at mid-length",
+                                  "Hagen-Poiseuille with the prescribed " + ("pressure drop" if label == "pressure" else "U_max"),
+                                  0.0, r["l2_error"], r["l2_error"], NAN, res, s["backend"]))
+        records.append(ctx.record(f"pipe_{label}", "profile shape, relative L2 error",
+                                  "Hagen-Poiseuille at the measured pressure gradient", 0.0, r["shape_l2_error"],
+                                  r["shape_l2_error"], tol_shape, res, s["backend"]))
+        tol_grad = (0.06 if ctx.reduced else 0.03) if n == finest else NAN
+        records.append(ctx.record(f"pipe_{label}", "pressure gradient along the axis [Pa/m]",
+                                  "dp / (L - dx) (Zou-He)" if label == "pressure" else "4 mu U_max / R^2",
+                                  r["pressure_gradient_exact"], r["pressure_gradient"], r["pressure_gradient_error"],
+                                  tol_grad, res, s["backend"]))
+        q_in = r["flows"].get("inlet", NAN)
+        q_out = -r["flows"].get("outlet", NAN)
+        records.append(ctx.record(f"pipe_{label}", "outflow / inflow - 1", "mass conservation", 0.0,
+                                  q_out / q_in - 1, q_out / q_in - 1, 1e-3, res, s["backend"]))
+        if label == "velocity":
+            records.append(ctx.record("pipe_velocity", "inflow [m^3/s]", "pi R^2 U_max / 2 (Ladd inlet)",
+                                      r["flow_exact"], q_in, q_in / r["flow_exact"] - 1,
+                                      0.005 if n == finest else NAN, res, s["backend"]))
+    return records
+
+
+def pipe_pressure(ctx):
+    return _pipe(ctx, "pipe_pressure.toml", "pressure")
+
+
+def pipe_velocity(ctx):
+    return _pipe(ctx, "pipe_velocity.toml", "velocity")
+
+
+def womersley(ctx):
+    """Womersley flow, alpha = 6, 8 phases of the last of 6 periods."""
+    records = []
+    levels = [(8, 4)] if ctx.reduced else [(16, 1), (32, 0.25)]  # (nodes per radius, dt factor)
+    base_dt = 7.55553788742134e-3
+    for nodes, factor in levels:
+        out = os.path.join(ctx.work, f"womersley_R{nodes}")
+        steps_per_period = round(448 * (1 / factor))
+        s = ctx.run("womersley.toml", out, "--set", f"lattice.dx={0.008 / nodes!r}",
+                    "--set", f"lattice.dt={base_dt * factor!r}", "--steps", str(6 * steps_per_period),
+                    "--set", f"output.every={steps_per_period // 8}")
+        r = womersley_analysis.analyse(out)
+        tol = (0.05 if ctx.reduced else 0.03) if nodes == levels[-1][0] else NAN
+        records.append(ctx.record("womersley", f"largest velocity error over 8 phases (alpha {r['alpha']:.1f})",
+                                  "Womersley 1955, J0 series", 0.0, r["max_error"], r["max_error"], tol,
+                                  f"R = {nodes} dx, {steps_per_period} steps per period", s["backend"]))
+        if not ctx.reduced and nodes == levels[0][0]:
+            womersley_analysis.plot(r, ctx.plot_path("womersley.png"))
+            ctx.plots.append(("Womersley flow", "img/womersley.png"))
+    return records
+
+
+def cavity(ctx):
+    """Lid-driven cube: Re = 1000 against Albensoeder & Kuhlmann (2005) at full size; the
+    reduced run (Re = 100 at 24^3; no published 3-D table for Re = 100 was available)
+    checks only the mirror symmetry about the mid-span plane that the flow must keep."""
+    if ctx.reduced:
+        out = os.path.join(ctx.work, "cavity_re100")
+        s = ctx.run("lid_driven_cavity.toml", out, "--set", "lattice.dx=4.1666666666666665e-05", "--steps", "3000",
+                    "--set", "output.probe=[]")
+        import numpy as np
+
+        coords, data = hemo_output.fields(out)
+        u = data["velocity"]
+        mirror = coords.copy()
+        mirror[:, 1] = 1e-3 - coords[:, 1]
+        index = {tuple(np.round(c * 1e7).astype(int)): i for i, c in enumerate(coords)}
+        partner = np.array([index[tuple(np.round(m * 1e7).astype(int))] for m in mirror])
+        asym = float(np.max(np.abs(u[:, 1] + u[partner, 1])) / np.max(np.abs(u)))
+        return [ctx.record("cavity_re100", "mirror asymmetry of u_y about y = L/2 (relative)", "symmetry of the problem",
+                           0.0, asym, asym, 1e-9, "24^3", s["backend"])]
+    out = os.path.join(ctx.work, "cavity_re1000")
+    s = ctx.run("cavity_re1000.toml", out)
+    r = cavity_analysis.analyse(out)
+    cavity_analysis.plot(r, ctx.plot_path("cavity_re1000.png"))
+    ctx.plots.append(("Lid-driven cavity, Re = 1000", "img/cavity_re1000.png"))
+    src = "Albensoeder & Kuhlmann 2005, Tables 5-6"
+    res = f"{r['nodes_per_edge']}^3"
+    return [ctx.record("cavity_re1000", "centre-line velocities, largest difference / U", src, 0.0, r["max_error"],
+                       r["max_error"], 0.05, res, s["backend"]),
+            ctx.record("cavity_re1000", "centre-line velocities, RMS difference / U", src, 0.0, r["rms_error"],
+                       r["rms_error"], NAN, res, s["backend"]),
+            ctx.record("cavity_re1000", "minimum u_x / U on the vertical centre line", src,
+                       r["u_min_vertical_reference"], r["u_min_vertical"],
+                       r["u_min_vertical"] - r["u_min_vertical_reference"], NAN, res, s["backend"])]
+
+
+def sphere(ctx):
+    """Drag of a sphere at Re = 21.1 against the standard drag curve."""
+    if ctx.reduced:
+        # 6 nodes across the sphere in a periodic box 6 D wide: the blockage and the coarse
+        # staircase raise the drag by about 30%, so this only guards against gross errors.
+        extra = ["--set", "lattice.dx=1.6666666666666666e-4", "--set", "lattice.dt=9.578544061302682e-5",
+                 "--set", "geometry.size=[0.02,0.006,0.006]", "--set", "geometry.obstacle.0.center=[0.006,0.003,0.003]",
+                 "--set", "boundaries.iolet.0.center=[0,0.003,0.003]", "--set", "boundaries.iolet.1.center=[0.02,0.003,0.003]",
+                 "--set", "run.check_every=100", "--set", "run.end_time=0.6"]
+        tol, res = 0.35, "D = 6 dx, box 20 x 6 x 6 D"
+    else:
+        extra, tol, res = [], 0.05, "D = 16 dx, box 24 x 12 x 12 D"
+    out = os.path.join(ctx.work, "sphere" + ("_reduced" if ctx.reduced else ""))
+    s = ctx.run("sphere_drag.toml", out, *extra)
+    r = sphere_analysis.analyse(out)
+    return [ctx.record("sphere_drag", f"drag coefficient at Re = {r['reynolds']:.1f}",
+                       "Schiller-Naumann fit of the standard drag curve (no blockage correction)",
+                       r["cd_reference"], r["cd"], r["error"], tol, res, s["backend"])]
+
+
+def bifurcation(ctx):
+    """Mass balance and flow split in a bifurcation."""
+    extra = ["--set", "fluid.viscosity=2e-5", "--set", "run.end_time=0.3"] if ctx.reduced else []
+    out = os.path.join(ctx.work, "bifurcation" + ("_reduced" if ctx.reduced else ""))
+    s = ctx.run("bifurcation.toml", out, *extra)
+    r = bifurcation_analysis.analyse(out)
+    res = f"R = 10 dx ({s['fluid_nodes']} nodes)" + (", nu = 2e-5" if ctx.reduced else "")
+    return [ctx.record("bifurcation", "(inflow - outflows) / inflow", "mass conservation", 0.0, r["imbalance"],
+                       r["imbalance"], 1e-3, res, s["backend"]),
+            ctx.record("bifurcation", "Q_upper - Q_lower [m^3/s] for p_lower - p_upper = 2 Pa",
+                       "Poiseuille resistance of a branch, 8 mu L / (pi r^4)", r["split_difference_predicted"],
+                       r["split_difference"], r["split_error"], 0.25, res, s["backend"])]
+
+
+CHECKS = {"pipe_pressure": pipe_pressure, "pipe_velocity": pipe_velocity, "womersley": womersley,
+          "cavity": cavity, "sphere": sphere, "bifurcation": bifurcation}
