@@ -19,6 +19,16 @@ import sphere as sphere_analysis  # noqa: E402
 import womersley as womersley_analysis  # noqa: E402
 
 NAN = float("nan")
+
+
+def _plot(ctx, draw, result, name, title):
+    """Draws a figure for the report; a machine without matplotlib skips it."""
+    try:
+        draw(result, ctx.plot_path(name))
+    except ImportError:
+        print(f"  (no matplotlib: {name} skipped)")
+        return
+    ctx.plots.append((title, "img/" + name))
 D_PIPE = 0.016
 U_PIPE = 0.1
 
@@ -89,8 +99,7 @@ def womersley(ctx):
                                   "Womersley 1955, J0 series", 0.0, r["max_error"], r["max_error"], tol,
                                   f"R = {nodes} dx, {steps_per_period} steps per period", s["backend"]))
         if not ctx.reduced and nodes == levels[0][0]:
-            womersley_analysis.plot(r, ctx.plot_path("womersley.png"))
-            ctx.plots.append(("Womersley flow", "img/womersley.png"))
+            _plot(ctx, womersley_analysis.plot, r, "womersley.png", "Womersley flow")
     return records
 
 
@@ -116,8 +125,7 @@ def cavity(ctx):
     out = os.path.join(ctx.work, "cavity_re1000")
     s = ctx.run("cavity_re1000.toml", out)
     r = cavity_analysis.analyse(out)
-    cavity_analysis.plot(r, ctx.plot_path("cavity_re1000.png"))
-    ctx.plots.append(("Lid-driven cavity, Re = 1000", "img/cavity_re1000.png"))
+    _plot(ctx, cavity_analysis.plot, r, "cavity_re1000.png", "Lid-driven cavity, Re = 1000")
     src = "Albensoeder & Kuhlmann 2005, Tables 5-6"
     res = f"{r['nodes_per_edge']}^3"
     return [ctx.record("cavity_re1000", "centre-line velocities, largest difference / U", src, 0.0, r["max_error"],
