@@ -25,6 +25,9 @@ import numpy as np  # noqa: E402
 DOCS = os.path.join(ROOT, "docs")  # --docs moves the report (e.g. to $OUT on a lent GPU machine)
 
 
+NAN = float("nan")
+
+
 @dataclass
 class Record:
     case: str
@@ -62,8 +65,16 @@ class Context:
         cmd = [self.hemoflow, "run", os.path.join(ROOT, "cases", case), "--quiet", "--output", out,
                "--backend", self.backend, *args]
         print("  $", " ".join(cmd), flush=True)
-        subprocess.run(cmd, check=True)
+        done = subprocess.run(cmd)
+        if done.returncode != 0:
+            # Reported as a failed row (e.g. a run that diverged), so the rest still runs.
+            print(f"  exit code {done.returncode}", flush=True)
+            return None
         return hemo_output.summary(out)
+
+    def failed(self, case, resolution):
+        status = "run failed"
+        return Record(case, status, "-", NAN, NAN, NAN, 0.0, False, resolution, self.backend)
 
 
 def poiseuille_pipe(ctx):
