@@ -67,16 +67,25 @@ void declare_iolet_schema(config::Schema& schema) {
       .default_value(0.0)
       .string("csv", "csv: file with two columns, time (s) and value (m/s or Pa); relative to the case file")
       .boolean("periodic", "csv: repeat the series after its last time")
-      .default_value(true);
+      .default_value(true)
+      .real("ramp", "s", "Start-up time: the value rises from 0 as (1 - cos(pi t / ramp)) / 2. An impulsive start "
+                         "sends a pressure wave along the vessel that the fluid damps only slowly")
+      .at_least(0.0)
+      .default_value(0.0);
+}
+
+double IoletSpec::ramp_factor(double t) const {
+  return (ramp > 0.0 && t < ramp) ? 0.5 * (1.0 - std::cos(M_PI * t / ramp)) : 1.0;
 }
 
 double IoletSpec::value_at(double t) const {
+  double v = value;
   switch (time) {
-    case Time::constant: return value;
-    case Time::sinusoidal: return value + amplitude * std::sin(2.0 * M_PI * t / period + phase);
-    case Time::csv: return series->at(t, periodic);
+    case Time::constant: break;
+    case Time::sinusoidal: v = value + amplitude * std::sin(2.0 * M_PI * t / period + phase); break;
+    case Time::csv: v = series->at(t, periodic); break;
   }
-  return value;
+  return v * ramp_factor(t);
 }
 
 double IoletSpec::beyond(const Vec& p) const {
@@ -148,6 +157,7 @@ std::vector<IoletSpec> read_iolets(const config::Config& boundaries) {
     }
     s.amplitude = c.real("amplitude");
     s.phase = c.real("phase");
+    s.ramp = c.real("ramp");
     const bool oscillates = s.time == IoletSpec::Time::sinusoidal || s.profile == IoletSpec::Profile::womersley;
     if (oscillates) {
       if (!c.has("period")) c.fail("period", "is required for a sinusoidal or Womersley iolet");

@@ -35,13 +35,16 @@ struct IoletSpec {
   double amplitude = 0.0;  // sinusoidal, womersley: same unit as value
   double period = 0.0;     // s
   double phase = 0.0;      // rad
+  double ramp = 0.0;       // s: the value rises smoothly from 0 over this time
   std::optional<TimeSeries> series;
   bool periodic = true;
   int axis = -1, sign = 0;  // zou_he: inward normal = sign * e_axis
   int link_class = -1;      // set when the mesh is requested
 
-  /// The value (m/s or Pa) at time t, for uniform and parabolic profiles.
+  /// The value (m/s or Pa) at time t, for uniform and parabolic profiles (ramp included).
   double value_at(double t) const;
+  /// The start-up factor at time t: (1 - cos(pi t / ramp)) / 2, then 1.
+  double ramp_factor(double t) const;
   /// Distance from the iolet's axis, and signed distance beyond its plane, of a point.
   double radial(const Vec& p) const;
   double beyond(const Vec& p) const;

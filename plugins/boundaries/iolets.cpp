@@ -34,10 +34,10 @@ template <class Real>
 void IoletRuntime<Real>::coefficients(const IoletSpec& s, double t, Real (&coef)[3]) const {
   if (s.profile == IoletSpec::Profile::womersley) {
     // u = U0 P(r) + Re[A(r) e^{i(wt + phase)}] = U0 P(r) + Re A cos(.) - Im A sin(.)
-    const double w = 2.0 * M_PI / s.period;
-    coef[0] = Real(1);
-    coef[1] = Real(std::cos(w * t + s.phase));
-    coef[2] = Real(-std::sin(w * t + s.phase));
+    const double w = 2.0 * M_PI / s.period, r = s.ramp_factor(t);
+    coef[0] = Real(r);
+    coef[1] = Real(r * std::cos(w * t + s.phase));
+    coef[2] = Real(-r * std::sin(w * t + s.phase));
   } else {
     coef[0] = Real(s.value_at(t));
     coef[1] = coef[2] = Real(0);

@@ -39,7 +39,8 @@ def _pipe(ctx, case, label):
     if ctx.reduced:
         # Re = 8 (nu = 2e-4 m^2/s) so that 16 nodes across and tau = 0.8 converge in
         # seconds; the pressure drop is scaled to keep the lattice Mach number at 0.01.
-        runs = [(16, ["--set", "fluid.viscosity=2e-4", "--set", "lattice.dt=5e-4", "--set", "run.end_time=1.0"]
+        runs = [(16, ["--set", "fluid.viscosity=2e-4", "--set", "lattice.dt=5e-4", "--set", "run.end_time=1.0",
+                      "--set", "boundaries.iolet.0.ramp=0.1"]
                  + (["--set", "boundaries.iolet.0.pressure=17"] if label == "pressure" else
                     ["--set", "boundaries.iolet.0.velocity=0.02"]))]
     else:
@@ -151,7 +152,11 @@ def cavity(ctx):
 
 
 def sphere(ctx):
-    """Drag of a sphere at Re = 21.1 against the standard drag curve."""
+    """Drag of a sphere at Re = 21.1 against the standard drag curve. The side walls are
+    periodic, so the sphere sits in an array of spheres W apart, which raises the drag
+    (about +10% at W = 12 D in the Stokes-flow limit of Hasimoto's periodic-array
+    correction). The full-size check runs W = 8, 12 and 16 D and extrapolates linearly in
+    D / W to an isolated sphere: that extrapolation is the blockage correction."""
     if ctx.reduced:
         # 6 nodes across the sphere in a periodic box 6 D wide: the blockage and the coarse
         # staircase raise the drag by about 30%, so this only guards against gross errors.
@@ -159,17 +164,41 @@ def sphere(ctx):
                  "--set", "geometry.size=[0.02,0.006,0.006]", "--set", "geometry.obstacle.0.center=[0.006,0.003,0.003]",
                  "--set", "boundaries.iolet.0.center=[0,0.003,0.003]", "--set", "boundaries.iolet.1.center=[0.02,0.003,0.003]",
                  "--set", "run.check_every=100", "--set", "run.end_time=0.6"]
-        tol, res = 0.35, "D = 6 dx, box 20 x 6 x 6 D"
-    else:
-        extra, tol, res = [], 0.05, "D = 16 dx, box 24 x 12 x 12 D"
-    out = os.path.join(ctx.work, "sphere" + ("_reduced" if ctx.reduced else ""))
-    s = ctx.run("sphere_drag.toml", out, *extra)
-    if s is None:
-        return [ctx.failed("sphere_drag", res)]
-    r = sphere_analysis.analyse(out)
-    return [ctx.record("sphere_drag", f"drag coefficient at Re = {r['reynolds']:.1f}",
-                       "Schiller-Naumann fit of the standard drag curve (no blockage correction)",
-                       r["cd_reference"], r["cd"], r["error"], tol, res, s["backend"])]
+        out = os.path.join(ctx.work, "sphere_reduced")
+        s = ctx.run("sphere_drag.toml", out, *extra)
+        if s is None:
+            return [ctx.failed("sphere_drag", "D = 6 dx")]
+        r = sphere_analysis.analyse(out)
+        return [ctx.record("sphere_drag", f"drag coefficient at Re = {r['reynolds']:.1f} (no blockage correction)",
+                           "Schiller-Naumann fit of the standard drag curve", r["cd_reference"], r["cd"], r["error"],
+                           0.35, "D = 6 dx, box 20 x 6 x 6 D", s["backend"])]
+    D, records, points = 1e-3, [], []
+    for widths in (8, 12, 16):
+        W = widths * D
+        c = W / 2
+        extra = ["--set", f"geometry.size=[0.024,{W!r},{W!r}]", "--set", f"geometry.obstacle.0.center=[0.008,{c!r},{c!r}]",
+                 "--set", f"boundaries.iolet.0.center=[0,{c!r},{c!r}]", "--set", f"boundaries.iolet.1.center=[0.024,{c!r},{c!r}]",
+                 "--set", f"boundaries.iolet.0.radius={0.75 * W!r}", "--set", f"boundaries.iolet.1.radius={0.75 * W!r}"]
+        out = os.path.join(ctx.work, f"sphere_W{widths}")
+        s = ctx.run("sphere_drag.toml", out, *extra)
+        if s is None:
+            records.append(ctx.failed("sphere_drag", f"W = {widths} D"))
+            continue
+        r = sphere_analysis.analyse(out)
+        points.append((D / W, r["cd"]))
+        records.append(ctx.record("sphere_drag", f"drag coefficient, periodic box {widths} D wide",
+                                  "Schiller-Naumann fit (Cd = 24/Re (1 + 0.15 Re^0.687))", r["cd_reference"], r["cd"],
+                                  r["error"], NAN, f"D = 16 dx, box 24 x {widths} x {widths} D", s["backend"]))
+        ref = r["cd_reference"]
+    if len(points) >= 2:
+        import numpy as np
+
+        slope, intercept = np.polyfit([p[0] for p in points], [p[1] for p in points], 1)
+        records.append(ctx.record("sphere_drag", "drag coefficient extrapolated to an isolated sphere (D/W -> 0)",
+                                  "Schiller-Naumann fit; blockage removed by linear extrapolation in D/W",
+                                  ref, float(intercept), float(intercept) / ref - 1, 0.05,
+                                  f"D = 16 dx, W = {', '.join(str(round(D / p[0])) for p in points)} D", ctx.backend))
+    return records
 
 
 def bifurcation(ctx):
