@@ -77,7 +77,7 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
       if (!std::binary_search(zh_node.begin(), zh_node.end(), links.node[k])) ladd_or_nash.push_back(k);
   }
 
-  const double to_lattice = units_.dt / units_.dx;  // m/s -> lattice velocity
+  const double to_lattice = run_.units.dt / run_.units.dx;  // m/s -> lattice velocity
   const Vec inward{-s.normal[0], -s.normal[1], -s.normal[2]};
   // Profile terms at a point: {steady, cos, -sin} parts of the velocity, m/s per unit coefficient.
   auto profile = [&](const Vec& p) -> std::array<double, 3> {
@@ -86,7 +86,7 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
       case IoletSpec::Profile::uniform: return {r < s.radius ? 1.0 : 0.0, 0.0, 0.0};
       case IoletSpec::Profile::parabolic: return {poiseuille_shape(r, s.radius), 0.0, 0.0};
       case IoletSpec::Profile::womersley: {
-        const double w = 2.0 * M_PI / s.period, nu = units_.viscosity;
+        const double w = 2.0 * M_PI / s.period, nu = run_.units.viscosity;
         const double g1 = 4.0 * nu * s.amplitude / (s.radius * s.radius);
         const phys::Complex a = phys::womersley_amplitude(std::min(r, s.radius), s.radius, nu, g1, w);
         return {s.value * poiseuille_shape(r, s.radius), a.re, a.im};
@@ -108,23 +108,23 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
       const auto u = profile(p);
       for (int j = 0; j < 3; ++j) shape[j * count + i] = Real(6.0 * q19::w<double>(q) * cd * u[j] * to_lattice);
     }
-    d.rim_shape = to_device(space_, shape);
+    d.rim_shape = to_device(run_.space, shape);
     std::vector<Real> zh(3 * zh_node.size(), Real(0));
     for (std::size_t i = 0; i < zh_node.size(); ++i) {
       const auto u = profile(m.position(zh_node[i]));
       for (int j = 0; j < 3; ++j) zh[j * zh_node.size() + i] = Real(u[j] * to_lattice);
     }
-    d.zh_shape = to_device(space_, zh);
+    d.zh_shape = to_device(run_.space, zh);
   }
   d.links = static_cast<std::uint32_t>(link.size());
   d.nodes = static_cast<std::uint32_t>(node.size());
   d.zou_he_nodes = static_cast<std::uint32_t>(zh_node.size());
   d.rim_links = static_cast<std::uint32_t>(ladd_or_nash.size());
-  d.link = to_device(space_, link);
-  d.node = to_device(space_, node);
-  d.zh_node = to_device(space_, zh_node);
-  d.rim_link = to_device(space_, ladd_or_nash);
-  d.scratch = exec::DeviceArray<Real>(space_, std::max(link.size(), node.size()));
+  d.link = to_device(run_.space, link);
+  d.node = to_device(run_.space, node);
+  d.zh_node = to_device(run_.space, zh_node);
+  d.rim_link = to_device(run_.space, ladd_or_nash);
+  d.scratch = exec::DeviceArray<Real>(run_.space, std::max(link.size(), node.size()));
 
   std::string how = s.model == IoletSpec::Model::zou_he ? str("Zou-He on ", zh_node.size(), " nodes, ",
                                                               ladd_or_nash.size(), " rim links by ",
@@ -141,62 +141,57 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
   Real coef[3];
   coefficients(s, time, coef);
   // p -> lattice density: rho = 1 + p / (c_s^2 rho_0) in lattice units.
-  const Real drho = Real(3.0 * s.value_at(time) * units_.dt * units_.dt / (units_.density * units_.dx * units_.dx));
+  const Real drho = Real(3.0 * s.value_at(time) * run_.units.dt * run_.units.dt / (run_.units.density * run_.units.dx * run_.units.dx));
   const bool velocity = s.condition == IoletSpec::Condition::velocity;
   if (d.rim_links) {
     if (velocity) {
       LaddIoletValues<Real> k{link_value, d.rim_link.data(), d.rim_shape.data(), d.rim_links, {coef[0], coef[1], coef[2]}};
-      exec::for_each(space_, {0, d.rim_links}, k, "boundaries::ladd_iolet");
+      exec::for_each(run_.space, {0, d.rim_links}, k, "boundaries::ladd_iolet");
     } else {
       NashPressureLinks<Real> k{link_value, d.rim_link.data(), fields.get<std::uint32_t>("link_node").data(),
-                                fields.get<std::uint8_t>("link_direction").data(), f, stride_, drho};
-      exec::for_each(space_, {0, d.rim_links}, k, "boundaries::nash_pressure");
+                                fields.get<std::uint8_t>("link_direction").data(), f, run_.stride, drho};
+      exec::for_each(run_.space, {0, d.rim_links}, k, "boundaries::nash_pressure");
     }
   }
   if (d.zou_he_nodes) {
     ZouHeNodes<Real> k{link_value, d.zh_node.data(), fields.get<std::uint32_t>("neighbours").data(), f,
-                       d.zh_shape.data(), stride_, d.zou_he_nodes, s.axis, s.sign, !velocity, drho,
+                       d.zh_shape.data(), run_.stride, d.zou_he_nodes, s.axis, s.sign, !velocity, drho,
                        {coef[0], coef[1], coef[2]}};
-    exec::for_each(space_, {0, d.zou_he_nodes}, k, "boundaries::zou_he");
+    exec::for_each(run_.space, {0, d.zou_he_nodes}, k, "boundaries::zou_he");
   }
 }
 
 template <class Real>
 void IoletRuntime<Real>::monitor(StepContext& ctx) {
-  if (ctx.step % check_every_ != 0 || !csv_) return;
+  if (!run_.due(ctx.step) || !csv_) return;
   FieldRegistry& fields = *ctx.fields;
-  *csv_ << ctx.step << ',' << fmt_g(ctx.time, 10);
+  csv_.begin(ctx.step, ctx.time);
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     Device& d = device_[i];
     // The mass through the iolet in one step is the sum of its link values (kernels.hpp).
-    exec::for_each(space_, {0, d.links}, Gather<Real>{d.scratch.data(), fields.get<Real>("link_value").data(), d.link.data()},
+    exec::for_each(run_.space, {0, d.links}, Gather<Real>{d.scratch.data(), fields.get<Real>("link_value").data(), d.link.data()},
                    "boundaries::gather");
-    const double mass = exec::sum(space_, d.scratch.data(), d.links);
-    exec::for_each(space_, {0, d.nodes}, Gather<Real>{d.scratch.data(), fields.get<Real>("density").data(), d.node.data()},
+    const double mass = exec::sum(run_.space, d.scratch.data(), d.links);
+    exec::for_each(run_.space, {0, d.nodes}, Gather<Real>{d.scratch.data(), fields.get<Real>("density").data(), d.node.data()},
                    "boundaries::gather");
-    const double rho = exec::sum(space_, d.scratch.data(), d.nodes) / d.nodes;
-    const double flow = mass * units_.dx * units_.dx * units_.dx / units_.dt;  // m^3/s, inflow positive
-    *csv_ << ',' << fmt_g(flow, 10) << ',' << fmt_g(units_.pressure_to_physical(rho), 10);
+    const double rho = exec::sum(run_.space, d.scratch.data(), d.nodes) / d.nodes;
+    const double flow = mass * run_.units.dx * run_.units.dx * run_.units.dx / run_.units.dt;  // m^3/s, inflow positive
+    csv_.value(flow);
+    csv_.value(run_.units.pressure_to_physical(rho));
   }
-  *csv_ << '\n' << std::flush;
+  csv_.end();
 }
 
 template <class Real>
 void IoletRuntime<Real>::setup(SetupStage& st) {
   if (specs_.empty()) return;
-  space_ = st.space;
-  stride_ = st.mesh.stride;
-  units_ = st.units;
-  check_every_ = st.check_every;
+  run_ = RunContext::of(st);
   device_.resize(specs_.size());
   for (std::size_t i = 0; i < specs_.size(); ++i) build(st, specs_[i], device_[i]);
 
-  const std::string path = (std::filesystem::path(st.output_dir) / "iolets.csv").string();
-  csv_ = std::make_unique<std::ofstream>(path);
-  if (!*csv_) throw std::runtime_error("cannot write " + path);
-  *csv_ << "step,time";
-  for (const IoletSpec& s : specs_) *csv_ << ',' << s.name << "_flow_m3_per_s," << s.name << "_pressure_Pa";
-  *csv_ << '\n';
+  std::string header;
+  for (const IoletSpec& s : specs_) header += "," + s.name + "_flow_m3_per_s," + s.name + "_pressure_Pa";
+  csv_.open(st.output_dir, "iolets.csv", header);
 
   // Before the collide-stream kernel: it reads the link values these write.
   st.scheduler.add(Phase::begin_step, "iolets", "boundaries", [this](StepContext& ctx) {

@@ -3,13 +3,13 @@
 // kernels that refresh link_value every step (begin_step), and the monitor that writes
 // each iolet's flow rate and mean pressure to <output>/iolets.csv.
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <vector>
 
 #include "core/exec/device_array.hpp"
 #include "core/plugin/plugin_api.hpp"
 #include "plugins/boundaries/iolet_spec.hpp"
+#include "plugins/boundaries/monitor.hpp"
 
 namespace hemo::boundaries {
 
@@ -38,11 +38,8 @@ class IoletRuntime {
 
   std::vector<IoletSpec> specs_;
   std::vector<Device> device_;
-  exec::Space space_ = exec::Space::host;
-  std::uint32_t stride_ = 0;
-  LatticeUnits units_;
-  std::int64_t check_every_ = 100;
-  std::unique_ptr<std::ofstream> csv_;
+  RunContext run_;
+  MonitorCsv csv_;
 };
 
 }  // namespace hemo::boundaries

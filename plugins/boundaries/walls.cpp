@@ -82,46 +82,40 @@ void ObstacleForces<Real>::request(MeshStage& st) {
 template <class Real>
 void ObstacleForces<Real>::setup(SetupStage& st) {
   if (obstacles_.empty()) return;
-  space_ = st.space;
-  stride_ = st.mesh.stride;
-  units_ = st.units;
-  check_every_ = st.check_every;
+  run_ = RunContext::of(st);
   const auto& links = st.mesh.links;
   for (Obstacle& o : obstacles_) {
     std::vector<std::uint32_t> idx;
     for (std::size_t k = 0; k < links.size(); ++k)
       if (links.link_class[k] == o.link_class) idx.push_back(static_cast<std::uint32_t>(k));
     o.count = static_cast<std::uint32_t>(idx.size());
-    o.link = exec::DeviceArray<std::uint32_t>(space_, idx.size());
+    o.link = exec::DeviceArray<std::uint32_t>(run_.space, idx.size());
     if (!idx.empty()) o.link.upload(idx);
-    o.scratch = exec::DeviceArray<Real>(space_, 3 * idx.size());
+    o.scratch = exec::DeviceArray<Real>(run_.space, 3 * idx.size());
   }
-  const std::string path = (std::filesystem::path(st.output_dir) / "forces.csv").string();
-  csv_ = std::make_unique<std::ofstream>(path);
-  if (!*csv_) throw std::runtime_error("cannot write " + path);
-  *csv_ << "step,time";
+  std::string header;
   for (std::size_t i = 0; i < obstacles_.size(); ++i)
-    *csv_ << ",obstacle" << i << "_Fx_N,obstacle" << i << "_Fy_N,obstacle" << i << "_Fz_N";
-  *csv_ << '\n';
+    header += str(",obstacle", i, "_Fx_N,obstacle", i, "_Fy_N,obstacle", i, "_Fz_N");
+  csv_.open(st.output_dir, "forces.csv", header);
   st.scheduler.add(Phase::output, "obstacle_forces", "boundaries", [this](StepContext& ctx) { monitor(ctx); });
 }
 
 template <class Real>
 void ObstacleForces<Real>::monitor(StepContext& ctx) {
-  if (ctx.step % check_every_ != 0) return;
+  if (!run_.due(ctx.step)) return;
   FieldRegistry& fields = *ctx.fields;
   // Lattice momentum per step -> N: rho_0 dx^4 / dt^2.
-  const double to_newton = units_.density * std::pow(units_.dx, 4) / (units_.dt * units_.dt);
-  *csv_ << ctx.step << ',' << fmt_g(ctx.time, 10);
+  const double to_newton = run_.units.density * std::pow(run_.units.dx, 4) / (run_.units.dt * run_.units.dt);
+  csv_.begin(ctx.step, ctx.time);
   for (Obstacle& o : obstacles_) {
     WallMomentum<Real> k{o.scratch.data(), o.link.data(), fields.get<std::uint32_t>("link_node").data(),
                          fields.get<std::uint8_t>("link_direction").data(), fields.get<Real>("link_value").data(),
-                         fields.get<Real>("f").data(), stride_, o.count};
-    exec::for_each(space_, {0, o.count}, k, "boundaries::wall_momentum");
+                         fields.get<Real>("f").data(), run_.stride, o.count};
+    exec::for_each(run_.space, {0, o.count}, k, "boundaries::wall_momentum");
     for (int c = 0; c < 3; ++c)
-      *csv_ << ',' << fmt_g(exec::sum(space_, o.scratch.data() + std::size_t(c) * o.count, o.count) * to_newton, 10);
+      csv_.value(exec::sum(run_.space, o.scratch.data() + std::size_t(c) * o.count, o.count) * to_newton);
   }
-  *csv_ << '\n' << std::flush;
+  csv_.end();
 }
 
 template void fill_moving_walls<float>(SetupStage&, const std::vector<MovingWall>&);

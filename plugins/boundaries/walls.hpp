@@ -3,13 +3,13 @@
 // momentum-exchange force on solid obstacles. Plain walls need nothing: every unclaimed
 // solid voxel is a halfway bounce-back wall in the mesh itself.
 #include <array>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/exec/device_array.hpp"
 #include "core/plugin/plugin_api.hpp"
+#include "plugins/boundaries/monitor.hpp"
 
 namespace hemo::boundaries {
 
@@ -49,11 +49,8 @@ class ObstacleForces {
   };
   void monitor(StepContext& ctx);
   std::vector<Obstacle> obstacles_;
-  exec::Space space_ = exec::Space::host;
-  std::uint32_t stride_ = 0;
-  LatticeUnits units_;
-  std::int64_t check_every_ = 100;
-  std::unique_ptr<std::ofstream> csv_;
+  RunContext run_;
+  MonitorCsv csv_;
 };
 
 }  // namespace hemo::boundaries

@@ -8,9 +8,7 @@ difference of the two outflows against the Poiseuille-resistance estimate
     Q_upper - Q_lower = (p_lower - p_upper) / R_branch,  R_branch = 8 mu L_branch / (pi r^4),
 which holds when the junction and end losses of the two equal branches cancel.
 """
-import argparse
 import csv
-import json
 import math
 import os
 import sys
@@ -42,22 +40,12 @@ def analyse(out_dir):
             "outflows": {n: -flows[n] for n in outlets}, "last_change": drift}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out_dir")
-    ap.add_argument("--json", action="store_true")
-    a = ap.parse_args()
-    res = analyse(a.out_dir)
-    if a.json:
-        print(json.dumps(res))
-        return 0
+def report(res):
     print(f"inflow {res['inflow']:.6e} m^3/s; outflows " +
           ", ".join(f"{n} {q:.6e}" for n, q in res["outflows"].items()))
     print(f"imbalance {res['imbalance']:+.2e} of the inflow; last change between records {res['last_change']:.1e}")
     print(f"split difference {res['split_difference']:.4e} m^3/s, Poiseuille estimate {res['split_difference_predicted']:.4e} "
           f"({100 * res['split_error']:+.1f}%)")
-    return 0
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(hemo_output.command_line(__doc__, analyse, report))

@@ -10,9 +10,7 @@ u_z on the horizontal one (y = z = L/2), taken at the nodes nearest the two line
 to the reference points. Errors are in units of the lid speed U: the largest difference,
 and the RMS difference, over the reference points of both lines.
 """
-import argparse
 import csv
-import json
 import os
 import sys
 
@@ -97,23 +95,10 @@ def plot(res, path):
     plt.close(fig)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out_dir")
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--plot")
-    a = ap.parse_args()
-    res = analyse(a.out_dir)
-    if a.plot:
-        plot(res, a.plot)
-    if a.json:
-        print(json.dumps({k: v for k, v in res.items() if k not in ("profiles", "reference")}))
-        return 0
+def report(res):
     print(f"{res['nodes_per_edge']}^3 nodes: largest difference {res['max_error']:.4f} U, RMS {res['rms_error']:.4f} U")
     print(f"  min u_x on the vertical line {res['u_min_vertical']:.4f} (reference {res['u_min_vertical_reference']:.4f})")
     print(f"  max u_z on the horizontal line {res['w_max_horizontal']:.4f} (reference {res['w_max_horizontal_reference']:.4f})")
-    return 0
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(hemo_output.command_line(__doc__, analyse, report, plot=plot, hide=('profiles', 'reference')))

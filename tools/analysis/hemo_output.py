@@ -45,3 +45,26 @@ def probe(out_dir, name):
     with open(os.path.join(out_dir, f"{name}.csv")) as f:
         rows = list(csv.DictReader(f))
     return {k: np.array([float(r[k]) for r in rows]) for k in rows[0]}
+
+
+def command_line(doc, analyse, report, plot=None, hide=()):
+    """The shared command line of the analysis scripts: OUTPUT_DIR [--json] [--plot FILE].
+    `report(result)` prints the human-readable summary; `hide` names result keys too
+    bulky for --json."""
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out_dir")
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of the summary")
+    if plot:
+        ap.add_argument("--plot", help="also draw the comparison into this PNG file")
+    a = ap.parse_args()
+    res = analyse(a.out_dir)
+    if plot and a.plot:
+        plot(res, a.plot)
+    if a.json:
+        print(json.dumps({k: v for k, v in res.items() if k not in hide}, default=float))
+    else:
+        report(res)
+    return 0

@@ -16,9 +16,7 @@ Reported:
     iolets by 10% of the length), against G,
   - the flow rates through the iolets (iolets.csv, last record) and pi R^2 u_max / 2.
 """
-import argparse
 import csv
-import json
 import os
 import sys
 
@@ -78,15 +76,7 @@ def analyse(out_dir):
             "flows": flows, "flow_exact": q_exact, "slab_nodes": int(slab.sum()), "dx": dx}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out_dir")
-    ap.add_argument("--json", action="store_true")
-    a = ap.parse_args()
-    res = analyse(a.out_dir)
-    if a.json:
-        print(json.dumps(res))
-        return 0
+def report(res):
     print(f"{res['kind']}: dx = {res['dx']:g} m, {res['slab_nodes']} nodes in the mid-length slab")
     print(f"  axial velocity: relative L2 error {res['l2_error']:.3e}; centre {res['u_max']:.6g} m/s "
           f"(exact {res['u_max_exact']:.6g})")
@@ -95,8 +85,6 @@ def main():
           f"error {res['pressure_gradient_error']:+.3e}")
     for name, q in res["flows"].items():
         print(f"  flow into '{name}': {q:.6g} m^3/s (exact inflow {res['flow_exact']:.6g})")
-    return 0
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(hemo_output.command_line(__doc__, analyse, report))

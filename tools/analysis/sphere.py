@@ -7,9 +7,7 @@ Cd = 2 F_x / (rho U^2 pi D^2 / 4), F_x averaged over the last quarter of forces.
 the reference is Schiller & Naumann's fit, Cd = 24/Re (1 + 0.15 Re^0.687). The change of
 F_x over that quarter says whether the run reached a steady state.
 """
-import argparse
 import csv
-import json
 import math
 import os
 import sys
@@ -35,19 +33,9 @@ def analyse(out_dir):
             "steadiness": (max(tail) - min(tail)) / abs(F) if F else float("nan"), "records": len(fx)}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out_dir")
-    ap.add_argument("--json", action="store_true")
-    a = ap.parse_args()
-    res = analyse(a.out_dir)
-    if a.json:
-        print(json.dumps(res))
-        return 0
+def report(res):
     print(f"Re = {res['reynolds']:.2f}: Cd = {res['cd']:.4f} (Schiller-Naumann {res['cd_reference']:.4f}), "
           f"error {100 * res['error']:+.2f}%; F_x varies by {100 * res['steadiness']:.2f}% over the last quarter")
-    return 0
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(hemo_output.command_line(__doc__, analyse, report))

@@ -10,9 +10,7 @@ where u_scale is the exact profile of largest magnitude over the period (so a ph
 the flow passes through zero is not divided by zero). J0 of complex argument is summed
 from its power series (no SciPy needed).
 """
-import argparse
 import cmath
-import json
 import math
 import os
 import sys
@@ -104,25 +102,12 @@ def plot(res, path):
     plt.close(fig)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out_dir")
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--plot")
-    a = ap.parse_args()
-    res = analyse(a.out_dir)
-    if a.plot:
-        plot(res, a.plot)
-    if a.json:
-        print(json.dumps({k: res[k] for k in ("alpha", "phases", "max_error")}))
-        return 0
+def report(res):
     print(f"Womersley number {res['alpha']:.3f}")
     print(f"{'step':>6} {'phase':>6} {'error':>9} {'u_centre [m/s]':>15} {'exact':>12}")
     for row in res["phases"]:
         print(f"{row['step']:6d} {row['phase']:6.3f} {row['error']:9.2e} {row['u_centre']:15.6e} {row['u_centre_exact']:12.6e}")
     print(f"largest error over the period: {res['max_error']:.3e}")
-    return 0
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(hemo_output.command_line(__doc__, analyse, report, plot=plot, hide=('r', 'exact', 'out_dir', 'axis')))
