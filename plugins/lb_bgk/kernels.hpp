@@ -10,6 +10,23 @@ namespace hemo::lb_bgk {
 
 namespace d3q19 = phys::d3q19;
 
+/// The node-local half of an update, shared by every layout: relax the gathered
+/// populations h (with the Guo force F) and store them, and the moments when asked.
+template <class Real>
+HEMO_HD void relax_and_store(Real (&h)[d3q19::Q], Real omega, const phys::Vec3<Real>& F, std::uint32_t n,
+                             std::size_t s, Real* HEMO_RESTRICT out, bool write_moments, Real* HEMO_RESTRICT density,
+                             Real* HEMO_RESTRICT velocity) {
+  const phys::NodeState<Real> st = phys::collide_bgk(h, omega, F);
+  HEMO_UNROLL
+  for (int q = 0; q < d3q19::Q; ++q) out[std::size_t(q) * s + n] = h[q];
+  if (write_moments) {
+    density[n] = Real(1) + st.drho;
+    velocity[n] = st.u.x;
+    velocity[s + n] = st.u.y;
+    velocity[2 * s + n] = st.u.z;
+  }
+}
+
 /// One fused pull step on node n (Rinaldi et al., seeds/003, sec. 3: stream by pulling,
 /// then collide, one read and one write of every population):
 ///   1. gather h_q from the node at x - c_q (or bounce back, link_codes.hpp),
@@ -66,16 +83,7 @@ struct CollideStream {
       F.y += force[s + n];
       F.z += force[2 * s + n];
     }
-    const phys::NodeState<Real> st = phys::collide_bgk(h, omega, F);
-    Real* HEMO_RESTRICT out = f_out;
-    HEMO_UNROLL
-    for (int q = 0; q < d3q19::Q; ++q) out[std::size_t(q) * s + n] = h[q];
-    if (write_moments) {
-      density[n] = Real(1) + st.drho;
-      velocity[n] = st.u.x;
-      velocity[s + n] = st.u.y;
-      velocity[2 * s + n] = st.u.z;
-    }
+    relax_and_store(h, omega, F, n, s, f_out, write_moments, density, velocity);
   }
 };
 

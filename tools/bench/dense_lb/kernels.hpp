@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "physics/bgk.hpp"
+#include "plugins/lb_bgk/kernels.hpp"
 
 namespace hemo::bench {
 
@@ -44,16 +45,7 @@ struct DenseCollideStream {
     const phys::Moments<Real> m = phys::moments(h);
     const Real rho = Real(1) + m.drho;
     const phys::Vec3<Real> F{rho * acceleration.x, rho * acceleration.y, rho * acceleration.z};
-    const phys::NodeState<Real> st = phys::collide_bgk(h, omega, F);
-    Real* HEMO_RESTRICT out = f_out;
-    HEMO_UNROLL
-    for (int q = 0; q < d3q19::Q; ++q) out[std::size_t(q) * s + n] = h[q];
-    if (write_moments) {
-      density[n] = Real(1) + st.drho;
-      velocity[n] = st.u.x;
-      velocity[s + n] = st.u.y;
-      velocity[2 * s + n] = st.u.z;
-    }
+    lb_bgk::relax_and_store(h, omega, F, n, s, f_out, write_moments, density, velocity);
   }
 };
 
