@@ -82,15 +82,14 @@ std::string document_where(const DocumentData& d, std::string_view path, std::ar
       return "--set " + it->second.first;
     }
   }
-  const std::string_view key_path = path;
   if (const auto it = d.locations.find(path); it != d.locations.end()) {
     o = {0, it->second.first, it->second.second};
     return str(d.source, ":", it->second.first, ":", it->second.second);
   }
   // A table that only exists because an override created it.
-  const std::string prefix = std::string(key_path) + ".";
+  const std::string prefix = std::string(path) + ".";
   if (const auto it = d.overrides.lower_bound(prefix);
-      !key_path.empty() && it != d.overrides.end() && it->first.compare(0, prefix.size(), prefix) == 0) {
+      !path.empty() && it != d.overrides.end() && it->first.compare(0, prefix.size(), prefix) == 0) {
     o = {1, it->second.second, 0};
     return "--set " + it->second.first;
   }

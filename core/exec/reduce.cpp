@@ -1,6 +1,7 @@
 #include "core/exec/reduce.hpp"
 
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include "core/exec/device_array.hpp"
@@ -39,7 +40,7 @@ double sum(Space space, const T* data, std::size_t count) {
 #if HEMO_HAVE_CUDA
     cuda_detail::chunk_sums(data, count, partials.data());
 #else
-    cuda::synchronize("sum");  // throws nothing; unreachable without device arrays
+    throw std::logic_error("exec::sum on CUDA memory in a build without CUDA");
 #endif
   }
   double total = 0.0;

@@ -1,6 +1,9 @@
 #include "core/fields/field_registry.hpp"
 
 #include "core/common/text.hpp"
+#include "core/exec/reduce.hpp"
+
+#include <cstring>
 
 namespace hemo {
 
@@ -32,6 +35,28 @@ std::vector<double> Field<T>::component_to_host(int c) const {
   if (data_.space() == exec::Space::host) std::copy(src, src + count(), raw.begin());
   else exec::cuda::copy_to_host(raw.data(), src, count() * sizeof(T));
   return std::vector<double>(raw.begin(), raw.end());
+}
+
+template <class T>
+std::vector<unsigned char> Field<T>::component_bytes(int c) const {
+  if (c < 0 || c >= components()) throw std::out_of_range("field '" + name() + "': no component " + std::to_string(c));
+  std::vector<unsigned char> raw(count() * sizeof(T));
+  if (raw.empty()) return raw;
+  if (data_.space() == exec::Space::host) std::memcpy(raw.data(), component(c), raw.size());
+  else exec::cuda::copy_to_host(raw.data(), component(c), raw.size());
+  return raw;
+}
+
+template <class T>
+double Field<T>::sum(int c) const {
+  if constexpr (std::is_floating_point_v<T>) return exec::sum(data_.space(), component(c), count());
+  else throw std::logic_error("field '" + name() + "': sum of a non-floating-point field");
+}
+
+template <class T>
+std::int64_t Field<T>::first_non_finite(int c) const {
+  if constexpr (std::is_floating_point_v<T>) return exec::first_non_finite(data_.space(), component(c), count());
+  else return -1;
 }
 
 template <class T>

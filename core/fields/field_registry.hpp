@@ -36,6 +36,12 @@ class FieldBase {
   virtual std::size_t bytes() const = 0;
   /// Copies component c (count() values) to the host as doubles (for output and tests).
   virtual std::vector<double> component_to_host(int c) const = 0;
+  /// The bytes of component c as stored (for checksums of the exact state).
+  virtual std::vector<unsigned char> component_bytes(int c) const = 0;
+  /// Deterministic sum of component c in double (exec::sum), on the field's backend.
+  virtual double sum(int c) const = 0;
+  /// Index of the first NaN or infinite entry of component c, or -1.
+  virtual std::int64_t first_non_finite(int c) const = 0;
 
  private:
   std::string name_, owner_, description_;
@@ -62,6 +68,9 @@ class Field final : public FieldBase {
   const char* type_name() const override;
   std::size_t bytes() const override { return data_.bytes(); }
   std::vector<double> component_to_host(int c) const override;
+  std::vector<unsigned char> component_bytes(int c) const override;
+  double sum(int c) const override;
+  std::int64_t first_non_finite(int c) const override;
   void swap_storage(Field& other) { data_.swap(other.data_); }
 
  private:

@@ -148,10 +148,7 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   });
 
   // The lb plugin's initialise left the initial density in "density".
-  const FieldBase& density = fields_->lookup("density");
-  initial_mass_ = precision_ == Precision::fp32
-                      ? exec::sum(space_, fields_->get<float>("density").data(), density.count())
-                      : exec::sum(space_, fields_->get<double>("density").data(), density.count());
+  initial_mass_ = fields_->lookup("density").sum(0);
   summary_.field_bytes = fields_->bytes();
   summary_.cpu_threads = omp_get_max_threads();
   if (space_ == exec::Space::cuda) {

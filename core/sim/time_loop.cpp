@@ -8,32 +8,17 @@
 #include "core/common/error.hpp"
 #include "core/common/log.hpp"
 #include "core/common/text.hpp"
-#include "core/exec/reduce.hpp"
 #include "core/sim/output_actions.hpp"
 #include "core/sim/progress.hpp"
 #include "core/sim/simulation.hpp"
 
 namespace hemo {
 
-namespace {
-template <class Real>
-double field_sum(exec::Space space, const FieldRegistry& f, const std::string& name) {
-  const auto& field = f.get<Real>(name);
-  return exec::sum(space, field.data(), field.count());
-}
-template <class Real>
-std::int64_t field_first_bad(exec::Space space, const FieldRegistry& f, const std::string& name) {
-  const auto& field = f.get<Real>(name);
-  return exec::first_non_finite(space, field.data(), field.count());
-}
-}  // namespace
-
 void Simulation::check_mass_and_finiteness(std::int64_t step) {
-  const bool fp32 = precision_ == Precision::fp32;
-  const double mass = fp32 ? field_sum<float>(space_, *fields_, "density") : field_sum<double>(space_, *fields_, "density");
+  const FieldBase& density = fields_->lookup("density");
+  const double mass = density.sum(0);
   if (!std::isfinite(mass)) {
-    const std::int64_t node =
-        fp32 ? field_first_bad<float>(space_, *fields_, "density") : field_first_bad<double>(space_, *fields_, "density");
+    const std::int64_t node = density.first_non_finite(0);
     const auto n = static_cast<std::uint32_t>(node < 0 ? 0 : node);
     const auto x = mesh_.position(n);
     throw DivergenceError(str("non-finite density (NaN or inf) found at step ", step, " (checked every ", check_every_,
@@ -58,19 +43,8 @@ std::uint64_t Simulation::population_checksum() const {
     }
   };
   for (int c = 0; c < f.components(); ++c) {
-    if (precision_ == Precision::fp32) {
-      const auto& ff = fields_->get<float>("f");
-      std::vector<float> host(f.count());
-      if (space_ == exec::Space::host) std::copy(ff.component(c), ff.component(c) + f.count(), host.begin());
-      else exec::cuda::copy_to_host(host.data(), ff.component(c), host.size() * sizeof(float));
-      mix(host.data(), host.size() * sizeof(float));
-    } else {
-      const auto& ff = fields_->get<double>("f");
-      std::vector<double> host(f.count());
-      if (space_ == exec::Space::host) std::copy(ff.component(c), ff.component(c) + f.count(), host.begin());
-      else exec::cuda::copy_to_host(host.data(), ff.component(c), host.size() * sizeof(double));
-      mix(host.data(), host.size() * sizeof(double));
-    }
+    const std::vector<unsigned char> bytes = f.component_bytes(c);
+    mix(bytes.data(), bytes.size());
   }
   return h;
 }

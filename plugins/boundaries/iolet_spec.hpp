@@ -48,7 +48,7 @@ struct IoletSpec {
   /// Distance from the iolet's axis, and signed distance beyond its plane, of a point.
   double radial(const Vec& p) const;
   double beyond(const Vec& p) const;
-  bool time_dependent() const { return time != Time::constant || profile == Profile::womersley; }
+  bool time_dependent() const { return time != Time::constant || profile == Profile::womersley || ramp > 0.0; }
   const char* condition_name() const { return condition == Condition::velocity ? "velocity" : "pressure"; }
 };
 

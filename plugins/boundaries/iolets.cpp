@@ -143,8 +143,12 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
   // p -> lattice density: rho = 1 + p / (c_s^2 rho_0) in lattice units.
   const Real drho = Real(3.0 * s.value_at(time) * run_.units.dt * run_.units.dt / (run_.units.density * run_.units.dx * run_.units.dx));
   const bool velocity = s.condition == IoletSpec::Condition::velocity;
-  if (d.rim_links) {
+  // Ladd's values depend only on time, so a constant profile is written once; Nash and
+  // Zou-He depend on the populations and run every step.
+  const bool ladd_current = velocity && d.ladd_written && !s.time_dependent();
+  if (d.rim_links && !ladd_current) {
     if (velocity) {
+      d.ladd_written = true;
       LaddIoletValues<Real> k{link_value, d.rim_link.data(), d.rim_shape.data(), d.rim_links, {coef[0], coef[1], coef[2]}};
       exec::for_each(run_.space, {0, d.rim_links}, k, "boundaries::ladd_iolet");
     } else {
