@@ -34,6 +34,8 @@
 //
 // Every loop runs over all 19 directions with a constant trip count so that, once
 // unrolled, q is a compile-time constant and h stays in registers inside a CUDA kernel.
+#include <cstdint>
+
 #include "physics/d3q19.hpp"
 
 namespace hemo::phys {
@@ -103,6 +105,74 @@ HEMO_HD Real zou_he_velocity(Real (&h)[d3q19::Q], int axis, int sign, Real u_d) 
   const Real s_h = detail::zou_he_known_sums(h, axis, sign, N);
   const Real rho = (Real(1) + s_h) / (Real(1) - u_d);
   detail::zou_he_fill(h, axis, sign, rho * u_d, N);
+  return rho;
+}
+
+// ---------------------------------------------------------------------------------------
+// The same non-equilibrium bounce-back for any set of unknown directions: a node on the
+// rim of an iolet (some of the populations that would cross the plane come from the wall
+// instead) or on a plane that is not normal to a lattice axis. The unknowns M are the
+// directions whose link crosses the plane into the fluid; the velocity is taken along the
+// plane's inward unit normal n, u = u_d n, and each unknown bounces back the
+// non-equilibrium part of its opposite (Zou & He's closure, without Hecht & Harting's
+// transverse correction, which needs the full set of five):
+//   f_q = f_opp(q) + 6 w_q rho u_d (c_q . n),     q in M.
+// Then rho = K + rho u_d W with K = sum_{q not in M} f_q + sum_{q in M} f_opp(q) and
+// W = 6 sum_{q in M} w_q (c_q . n), which gives u_d from an imposed rho or rho from an
+// imposed u_d. For the five unknowns of an axis-aligned face W = 6 (1/18 + 4/36) = 1 and
+// the rule reduces to the one above up to the transverse terms. In shifted populations
+// (w_q = w_opp(q)) K = 1 + K_h with K_h the same sums over h.
+
+namespace detail {
+
+/// K_h and W of the rule above; `unknown` has bit q set for q in M.
+template <class Real>
+HEMO_HD void nebb_sums(const Real (&h)[d3q19::Q], std::uint32_t unknown, const Real (&n)[3], Real& k_h, Real& w) {
+  k_h = Real(0);
+  w = Real(0);
+  HEMO_UNROLL
+  for (int q = 0; q < d3q19::Q; ++q) {
+    if (unknown >> q & 1u) {
+      k_h += h[d3q19::opposite(q)];
+      w += Real(6) * d3q19::w<Real>(q) *
+           (Real(d3q19::cx(q)) * n[0] + Real(d3q19::cy(q)) * n[1] + Real(d3q19::cz(q)) * n[2]);
+    } else {
+      k_h += h[q];
+    }
+  }
+}
+
+/// h_q = h_opp(q) + 6 w_q (c_q . n) ju for q in M, ju = rho u_d.
+template <class Real>
+HEMO_HD void nebb_fill(Real (&h)[d3q19::Q], std::uint32_t unknown, const Real (&n)[3], Real ju) {
+  HEMO_UNROLL
+  for (int q = 1; q < d3q19::Q; ++q) {
+    if (!(unknown >> q & 1u)) continue;
+    const Real cn = Real(d3q19::cx(q)) * n[0] + Real(d3q19::cy(q)) * n[1] + Real(d3q19::cz(q)) * n[2];
+    h[q] = h[d3q19::opposite(q)] + Real(6) * d3q19::w<Real>(q) * cn * ju;
+  }
+}
+
+}  // namespace detail
+
+/// Pressure boundary for any unknown set M (bits of `unknown`; opposites of M must not be
+/// in M) and inward unit normal n: imposes rho = rho_b and returns u_d.
+template <class Real>
+HEMO_HD Real nebb_pressure(Real (&h)[d3q19::Q], std::uint32_t unknown, const Real (&n)[3], Real rho_b) {
+  Real k_h, w;
+  detail::nebb_sums(h, unknown, n, k_h, w);
+  const Real ju = ((rho_b - Real(1)) - k_h) / w;
+  detail::nebb_fill(h, unknown, n, ju);
+  return ju / rho_b;
+}
+
+/// Velocity boundary for any unknown set: imposes u = u_d n and returns the density.
+template <class Real>
+HEMO_HD Real nebb_velocity(Real (&h)[d3q19::Q], std::uint32_t unknown, const Real (&n)[3], Real u_d) {
+  Real k_h, w;
+  detail::nebb_sums(h, unknown, n, k_h, w);
+  const Real rho = (Real(1) + k_h) / (Real(1) - u_d * w);
+  detail::nebb_fill(h, unknown, n, rho * u_d);
   return rho;
 }
 

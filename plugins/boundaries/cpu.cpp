@@ -4,7 +4,7 @@
 
 #define HEMO_BOUNDARY_KERNELS(Real)                                  \
   HEMO_INSTANTIATE_HOST(hemo::boundaries::LaddIoletValues<Real>);    \
-  HEMO_INSTANTIATE_HOST(hemo::boundaries::NashPressureLinks<Real>);  \
+  HEMO_INSTANTIATE_HOST(hemo::boundaries::PressureLinks<Real>);  \
   HEMO_INSTANTIATE_HOST(hemo::boundaries::ZouHeNodes<Real>);         \
   HEMO_INSTANTIATE_HOST(hemo::boundaries::Gather<Real>);             \
   HEMO_INSTANTIATE_HOST(hemo::boundaries::WallMomentum<Real>)

@@ -4,7 +4,7 @@
 
 #define HEMO_BOUNDARY_KERNELS(Real)                                  \
   HEMO_INSTANTIATE_CUDA(hemo::boundaries::LaddIoletValues<Real>);    \
-  HEMO_INSTANTIATE_CUDA(hemo::boundaries::NashPressureLinks<Real>);  \
+  HEMO_INSTANTIATE_CUDA(hemo::boundaries::PressureLinks<Real>);  \
   HEMO_INSTANTIATE_CUDA(hemo::boundaries::ZouHeNodes<Real>);         \
   HEMO_INSTANTIATE_CUDA(hemo::boundaries::Gather<Real>);             \
   HEMO_INSTANTIATE_CUDA(hemo::boundaries::WallMomentum<Real>)

@@ -46,9 +46,10 @@ void declare_iolet_schema(config::Schema& schema) {
       .string("condition", "What is imposed: 'velocity' or 'pressure'")
       .choices({"velocity", "pressure"})
       .required()
-      .string("model", "How: 'ladd' (velocity, moving bounce-back), 'nash' (pressure, zeroth-order ghost density), "
-                       "'zou_he' (either; the normal must be a lattice axis); 'auto' = ladd or nash")
-      .choices({"auto", "ladd", "nash", "zou_he"})
+      .string("model", "How: 'ladd' (velocity, moving bounce-back), 'nash' (pressure, HemeLB's zeroth-order ghost "
+                       "density), 'anti_bounce_back' (pressure, keeps the viscous stress), 'zou_he' (either; the "
+                       "normal must be a lattice axis); 'auto' = ladd or anti_bounce_back")
+      .choices({"auto", "ladd", "nash", "anti_bounce_back", "zou_he"})
       .default_value(std::string("auto"))
       .string("profile", "Velocity iolets: 'uniform', 'parabolic' (Poiseuille over the disc) or 'womersley'")
       .choices({"uniform", "parabolic", "womersley"})
@@ -120,19 +121,23 @@ std::vector<IoletSpec> read_iolets(const config::Config& boundaries) {
     const bool velocity = c.string("condition") == "velocity";
     s.condition = velocity ? IoletSpec::Condition::velocity : IoletSpec::Condition::pressure;
     const std::string model = c.string("model");
-    if (model == "ladd" && !velocity) c.fail("model", "'ladd' imposes a velocity; a pressure iolet takes 'nash' or 'zou_he'");
-    if (model == "nash" && velocity) c.fail("model", "'nash' imposes a pressure; a velocity iolet takes 'ladd' or 'zou_he'");
-    s.model = model == "zou_he" ? IoletSpec::Model::zou_he
-                                : (velocity ? IoletSpec::Model::ladd : IoletSpec::Model::nash);
-    if (s.model == IoletSpec::Model::zou_he) {
-      // Zou-He balances the populations along one lattice axis.
-      for (int a = 0; a < 3; ++a)
-        if (std::fabs(std::fabs(s.normal[a]) - 1.0) < 1e-9) {
-          s.axis = a;
-          s.sign = s.normal[a] > 0 ? -1 : 1;  // inward = -outward
-        }
-      if (s.axis < 0) c.fail("model", "'zou_he' needs a normal along x, y or z; use 'ladd' or 'nash' on a tilted plane");
-    }
+    if (model == "ladd" && !velocity)
+      c.fail("model", "'ladd' imposes a velocity; a pressure iolet takes 'anti_bounce_back', 'nash' or 'zou_he'");
+    if ((model == "nash" || model == "anti_bounce_back") && velocity)
+      c.fail("model", str("'", model, "' imposes a pressure; a velocity iolet takes 'ladd' or 'zou_he'"));
+    s.model = model == "zou_he"             ? IoletSpec::Model::zou_he
+              : model == "nash"             ? IoletSpec::Model::nash
+              : velocity                    ? IoletSpec::Model::ladd
+                                            : IoletSpec::Model::anti_bounce_back;
+    for (int a = 0; a < 3; ++a)
+      if (std::fabs(std::fabs(s.normal[a]) - 1.0) < 1e-9) {
+        s.axis = a;
+        s.sign = s.normal[a] > 0 ? -1 : 1;  // inward = -outward
+      }
+    // Zou-He balances the five populations that cross a face normal to a lattice axis
+    // (its general form, used on the rim, is ill-conditioned where few links cross).
+    if (s.model == IoletSpec::Model::zou_he && s.axis < 0)
+      c.fail("model", "'zou_he' needs a normal along x, y or z; use 'ladd' or 'anti_bounce_back' on a tilted plane");
 
     const std::string profile = c.string("profile");
     s.profile = profile == "uniform" ? IoletSpec::Profile::uniform

@@ -19,7 +19,7 @@ using Vec = std::array<double, 3>;
 
 struct IoletSpec {
   enum class Condition { velocity, pressure };
-  enum class Model { ladd, nash, zou_he };
+  enum class Model { ladd, nash, anti_bounce_back, zou_he };
   enum class Profile { uniform, parabolic, womersley };
   enum class Time { constant, sinusoidal, csv };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <bit>
 #include <filesystem>
 
 #include "core/common/log.hpp"
@@ -58,23 +59,27 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
   std::sort(node.begin(), node.end());
   node.erase(std::unique(node.begin(), node.end()), node.end());
 
-  // Zou-He fixes all five populations that enter through the plane at once; a node on
-  // the rim, where some of them come from the wall instead, falls back to Ladd (velocity)
-  // or Nash (pressure) on its iolet links.
-  std::vector<std::uint32_t> zh_node, ladd_or_nash = link;
+  // Zou-He owns every node of its iolet. A node whose five entering populations all
+  // cross the plane gets the classical rule; a node on the rim (some of them come from
+  // the wall) gets the general non-equilibrium bounce-back (physics/zou_he.hpp), which
+  // still imposes the node's density or normal velocity. The other models are link-wise.
+  std::vector<std::uint32_t> zh_node, zh_unknown, by_link = link;
   if (s.model == IoletSpec::Model::zou_he) {
-    ladd_or_nash.clear();
+    by_link.clear();
+    zh_node = node;
     for (std::uint32_t n : node) {
-      bool full = true;
-      for (int q = 1; q < q19::Q && full; ++q) {
-        if (s.sign * q19::c(q, s.axis) != 1) continue;
+      std::uint32_t mask = 0;
+      int entering = 0;
+      for (int q = 1; q < q19::Q; ++q) {
         const std::uint32_t code = m.neighbours[std::size_t(q - 1) * m.stride + n];
-        full = mesh::is_coded_link(code) && links.link_class[mesh::link_index(code)] == s.link_class;
+        if (mesh::is_coded_link(code) && links.link_class[mesh::link_index(code)] == s.link_class) {
+          mask |= 1u << q;
+          entering += s.sign * q19::c(q, s.axis) == 1;
+        }
       }
-      if (full) zh_node.push_back(n);
+      if (entering == 5 && std::popcount(mask) == 5) mask |= zou_he_full_face;
+      zh_unknown.push_back(mask);
     }
-    for (std::uint32_t k : link)
-      if (!std::binary_search(zh_node.begin(), zh_node.end(), links.node[k])) ladd_or_nash.push_back(k);
   }
 
   const double to_lattice = run_.units.dt / run_.units.dx;  // m/s -> lattice velocity
@@ -97,10 +102,10 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
 
   if (s.condition == IoletSpec::Condition::velocity) {
     // Ladd: the term 6 w_q (c_q . d) u at the link's midpoint, x_n - c_q dx / 2.
-    const std::size_t count = ladd_or_nash.size();
+    const std::size_t count = by_link.size();
     std::vector<Real> shape(3 * count, Real(0));
     for (std::size_t i = 0; i < count; ++i) {
-      const std::uint32_t k = ladd_or_nash[i];
+      const std::uint32_t k = by_link[i];
       const int q = links.direction[k];
       auto p = m.position(links.node[k]);
       for (int a = 0; a < 3; ++a) p[a] -= 0.5 * q19::c(q, a) * m.dx;
@@ -108,7 +113,7 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
       const auto u = profile(p);
       for (int j = 0; j < 3; ++j) shape[j * count + i] = Real(6.0 * q19::w<double>(q) * cd * u[j] * to_lattice);
     }
-    d.rim_shape = to_device(run_.space, shape);
+    d.rule_shape = to_device(run_.space, shape);
     std::vector<Real> zh(3 * zh_node.size(), Real(0));
     for (std::size_t i = 0; i < zh_node.size(); ++i) {
       const auto u = profile(m.position(zh_node[i]));
@@ -119,17 +124,20 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
   d.links = static_cast<std::uint32_t>(link.size());
   d.nodes = static_cast<std::uint32_t>(node.size());
   d.zou_he_nodes = static_cast<std::uint32_t>(zh_node.size());
-  d.rim_links = static_cast<std::uint32_t>(ladd_or_nash.size());
+  d.rule_links = static_cast<std::uint32_t>(by_link.size());
   d.link = to_device(run_.space, link);
   d.node = to_device(run_.space, node);
   d.zh_node = to_device(run_.space, zh_node);
-  d.rim_link = to_device(run_.space, ladd_or_nash);
+  d.zh_unknown = to_device(run_.space, zh_unknown);
+  d.rule_link = to_device(run_.space, by_link);
   d.scratch = exec::DeviceArray<Real>(run_.space, std::max(link.size(), node.size()));
 
-  std::string how = s.model == IoletSpec::Model::zou_he ? str("Zou-He on ", zh_node.size(), " nodes, ",
-                                                              ladd_or_nash.size(), " rim links by ",
-                                                              s.condition == IoletSpec::Condition::velocity ? "Ladd" : "Nash")
-                                                        : (s.model == IoletSpec::Model::ladd ? "Ladd" : "Nash");
+  const auto full = std::count_if(zh_unknown.begin(), zh_unknown.end(), [](std::uint32_t u) { return u & zou_he_full_face; });
+  std::string how = s.model == IoletSpec::Model::zou_he
+                        ? str("Zou-He: ", full, " full-face nodes, ", zh_node.size() - full, " by non-equilibrium bounce-back")
+                        : s.model == IoletSpec::Model::ladd ? "Ladd"
+                        : s.model == IoletSpec::Model::nash ? "Nash"
+                                                            : "anti-bounce-back";
   log::info(str("iolet '", s.name, "': ", s.condition_name(), " (", how, "), ", link.size(), " links at ", node.size(),
                 " nodes"));
 }
@@ -146,20 +154,22 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
   // Ladd's values depend only on time, so a constant profile is written once; Nash and
   // Zou-He depend on the populations and run every step.
   const bool ladd_current = velocity && d.ladd_written && !s.time_dependent();
-  if (d.rim_links && !ladd_current) {
+  if (d.rule_links && !ladd_current) {
     if (velocity) {
       d.ladd_written = true;
-      LaddIoletValues<Real> k{link_value, d.rim_link.data(), d.rim_shape.data(), d.rim_links, {coef[0], coef[1], coef[2]}};
-      exec::for_each(run_.space, {0, d.rim_links}, k, "boundaries::ladd_iolet");
+      LaddIoletValues<Real> k{link_value, d.rule_link.data(), d.rule_shape.data(), d.rule_links, {coef[0], coef[1], coef[2]}};
+      exec::for_each(run_.space, {0, d.rule_links}, k, "boundaries::ladd_iolet");
     } else {
-      NashPressureLinks<Real> k{link_value, d.rim_link.data(), fields.get<std::uint32_t>("link_node").data(),
-                                fields.get<std::uint8_t>("link_direction").data(), f, run_.stride, drho};
-      exec::for_each(run_.space, {0, d.rim_links}, k, "boundaries::nash_pressure");
+      const PressureRule rule = s.model == IoletSpec::Model::nash ? PressureRule::nash : PressureRule::anti_bounce_back;
+      PressureLinks<Real> k{link_value, d.rule_link.data(), fields.get<std::uint32_t>("link_node").data(),
+                            fields.get<std::uint8_t>("link_direction").data(), f, run_.stride, drho, rule};
+      exec::for_each(run_.space, {0, d.rule_links}, k, "boundaries::pressure_links");
     }
   }
   if (d.zou_he_nodes) {
-    ZouHeNodes<Real> k{link_value, d.zh_node.data(), fields.get<std::uint32_t>("neighbours").data(), f,
-                       d.zh_shape.data(), run_.stride, d.zou_he_nodes, s.axis, s.sign, !velocity, drho,
+    ZouHeNodes<Real> k{link_value, d.zh_node.data(), d.zh_unknown.data(), fields.get<std::uint32_t>("neighbours").data(), f,
+                       d.zh_shape.data(), run_.stride, d.zou_he_nodes, s.axis, s.sign,
+                       {Real(-s.normal[0]), Real(-s.normal[1]), Real(-s.normal[2])}, !velocity, drho,
                        {coef[0], coef[1], coef[2]}};
     exec::for_each(run_.space, {0, d.zou_he_nodes}, k, "boundaries::zou_he");
   }

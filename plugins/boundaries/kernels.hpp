@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "core/mesh/link_codes.hpp"
+#include "physics/anti_bounce_back.hpp"
 #include "physics/equilibrium.hpp"
 #include "physics/zou_he.hpp"
 
@@ -29,14 +30,18 @@ struct LaddIoletValues {
   }
 };
 
-/// Nash's zeroth-order pressure rule (HemeLB, seeds/001 sec. 2.3.2; R. W. Nash et al.,
-/// Phys. Rev. E 89, 023303 (2014)): the population entering from the iolet is the
-/// equilibrium at the prescribed ("ghost") density and the node's own velocity. The
-/// velocity comes from the node's post-collision populations of the last step, whose
-/// momentum equals the pre-collision one (BGK conserves it; body forces at pressure
-/// iolets are neglected), so the rule needs no data from this step.
+/// Link-wise pressure rules. Both take the velocity from the node's post-collision
+/// populations of the last step, whose momentum equals the pre-collision one (BGK
+/// conserves it; body forces at pressure iolets are neglected), so they need no data from
+/// this step.
+///  * nash: Nash's zeroth-order rule (HemeLB, seeds/001 sec. 2.3.2; R. W. Nash et al.,
+///    Phys. Rev. E 89, 023303 (2014)): the entering population is the equilibrium at the
+///    prescribed ("ghost") density and the node's own velocity.
+///  * anti_bounce_back: physics/anti_bounce_back.hpp, with u_b the node's velocity.
+enum class PressureRule : std::uint8_t { nash, anti_bounce_back };
+
 template <class Real>
-struct NashPressureLinks {
+struct PressureLinks {
   Real* HEMO_RESTRICT link_value;
   const std::uint32_t* HEMO_RESTRICT link;
   const std::uint32_t* HEMO_RESTRICT link_node;
@@ -44,6 +49,7 @@ struct NashPressureLinks {
   const Real* HEMO_RESTRICT f;  // post-collision populations of the last step
   std::uint32_t stride;
   Real drho;  // prescribed density - 1
+  PressureRule rule;
   HEMO_HD void operator()(std::uint32_t i) const {
     const std::uint32_t k = link[i], n = link_node[k];
     const int q = link_direction[k];
@@ -54,29 +60,39 @@ struct NashPressureLinks {
     const phys::Moments<Real> m = phys::moments(h);
     const Real inv_rho = Real(1) / (Real(1) + m.drho);
     const phys::Vec3<Real> u{m.j.x * inv_rho, m.j.y * inv_rho, m.j.z * inv_rho};
-    link_value[k] = phys::equilibrium_shifted(q, drho, u) - h[d3q19::opposite(q)];
+    const Real leaving = h[d3q19::opposite(q)];
+    const Real entering = rule == PressureRule::nash ? phys::equilibrium_shifted(q, drho, u)
+                                                     : phys::anti_bounce_back(q, leaving, drho, u);
+    link_value[k] = entering - leaving;
   }
 };
 
 /// Zou-He iolet nodes (physics/zou_he.hpp): gathers the node's populations as the fused
-/// kernel will (pull, bounce-back, coded links), lets Zou-He fill the five that come
-/// through the iolet, and stores them as link values. Pressure: target = prescribed
-/// density - 1; velocity: target = sum_j coef[j] * shape[j * count + i], the normal
-/// velocity at the node.
+/// kernel will (pull, bounce-back, coded links), lets Zou-He fill the ones that come
+/// through the iolet, and stores them as link values. unknown[i] has bit q set for each
+/// direction q whose link crosses the plane; bit 31 marks a node with the full set of five
+/// on an axis-aligned plane, which gets Zou-He's rule with Hecht & Harting's transverse
+/// correction; every other node (the rim, tilted planes) gets the general non-equilibrium
+/// bounce-back (nebb_*). Pressure: target = prescribed density - 1; velocity: target =
+/// sum_j coef[j] * shape[j * count + i], the normal velocity at the node.
+inline constexpr std::uint32_t zou_he_full_face = 1u << 31;
+
 template <class Real>
 struct ZouHeNodes {
   Real* HEMO_RESTRICT link_value;
   const std::uint32_t* HEMO_RESTRICT node;
+  const std::uint32_t* HEMO_RESTRICT unknown;
   const std::uint32_t* HEMO_RESTRICT neighbours;
   const Real* HEMO_RESTRICT f;
   const Real* HEMO_RESTRICT shape;  // velocity only
   std::uint32_t stride, count;
-  int axis, sign;
+  int axis, sign;  // axis < 0: the plane is tilted
+  Real normal[3];  // inward unit normal
   bool pressure;
   Real target_drho;
   Real coef[3];
   HEMO_HD void operator()(std::uint32_t i) const {
-    const std::uint32_t n = node[i];
+    const std::uint32_t n = node[i], mask = unknown[i];
     const std::size_t s = stride;
     Real h[d3q19::Q];
     h[0] = f[n];
@@ -84,20 +100,22 @@ struct ZouHeNodes {
     for (int q = 1; q < d3q19::Q; ++q) {
       const std::uint32_t src = neighbours[std::size_t(q - 1) * s + n];
       const Real reflected = f[std::size_t(d3q19::opposite(q)) * s + n];
-      // The five unknown directions are overwritten by Zou-He; reading their old link
-      // values here is harmless.
+      // The unknown directions are overwritten by Zou-He; reading their old link values
+      // here is harmless.
       h[q] = mesh::is_node(src) ? f[std::size_t(q) * s + src]
                                 : (src == mesh::wall_link ? reflected : reflected + link_value[mesh::link_index(src)]);
     }
-    if (pressure) {
-      phys::zou_he_pressure(h, axis, sign, Real(1) + target_drho);
+    const Real u = pressure ? Real(0) : coef[0] * shape[i] + coef[1] * shape[count + i] + coef[2] * shape[2 * count + i];
+    if (mask & zou_he_full_face) {
+      if (pressure) phys::zou_he_pressure(h, axis, sign, Real(1) + target_drho);
+      else phys::zou_he_velocity(h, axis, sign, u);
     } else {
-      const Real u = coef[0] * shape[i] + coef[1] * shape[count + i] + coef[2] * shape[2 * count + i];
-      phys::zou_he_velocity(h, axis, sign, u);
+      if (pressure) phys::nebb_pressure(h, mask, normal, Real(1) + target_drho);
+      else phys::nebb_velocity(h, mask, normal, u);
     }
     HEMO_UNROLL
     for (int q = 1; q < d3q19::Q; ++q) {
-      if (sign * d3q19::c(q, axis) != 1) continue;
+      if (!(mask >> q & 1u)) continue;
       const std::uint32_t src = neighbours[std::size_t(q - 1) * s + n];
       link_value[mesh::link_index(src)] = h[q] - f[std::size_t(d3q19::opposite(q)) * s + n];
     }

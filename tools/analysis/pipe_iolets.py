@@ -6,8 +6,9 @@ usage: pipe_iolets.py OUTPUT_DIR [--json]
 Reads the last snapshot and the resolved case. The pipe's axis, radius and length and the
 iolets come from case.toml. Two kinds of case:
   - two pressure iolets: G = (p_in - p_out) / L_eff, where the prescribed pressure sits at
-    the ghost nodes half a spacing beyond each plane for Nash's rule (L_eff = L + dx) and at
-    the boundary nodes half a spacing inside for Zou-He's (L_eff = L - dx); u_max = G R^2 / (4 mu);
+    the ghost nodes half a spacing beyond each plane for Nash's rule (L_eff = L + dx), at
+    the boundary nodes half a spacing inside for Zou-He's (L_eff = L - dx), and on the
+    planes for anti-bounce-back (L_eff = L); u_max = G R^2 / (4 mu);
   - a parabolic velocity inlet: u_max is the prescribed centre-line velocity, G = 4 mu u_max / R^2.
 Reported:
   - the relative L2 error of the axial velocity over the nodes of the mid-length slab, against
@@ -45,8 +46,13 @@ def analyse(out_dir):
         kind = "velocity inlet"
     else:
         p = sorted((i.get("pressure", 0.0) for i in pressures), reverse=True)
-        wet = all(i.get("model", "auto") == "zou_he" for i in pressures)
-        G = (p[0] - p[-1]) / (L - dx if wet else L + dx)
+        # Where the prescribed pressure sits: Zou-He at the boundary nodes (half a spacing
+        # inside each plane), Nash at the ghost nodes (half a spacing beyond), anti-bounce-back
+        # at the link midpoints (on the plane).
+        models = {i.get("model", "auto") for i in pressures}
+        if len(models) != 1:
+            raise SystemExit(f"pipe_iolets.py: both pressure iolets must use one model, not {sorted(models)}")
+        G = (p[0] - p[-1]) / {"zou_he": L - dx, "nash": L + dx}.get(models.pop(), L)
         umax = G * R**2 / (4.0 * mu)
         kind = "pressure iolets"
 
@@ -73,7 +79,45 @@ def analyse(out_dir):
     q_exact = np.pi * R**2 * umax / 2.0
     return {"kind": kind, "l2_error": l2, "shape_l2_error": shape_l2, "u_max_exact": umax, "u_max": float(u[slab].max()),
             "pressure_gradient_exact": G, "pressure_gradient": -slope, "pressure_gradient_error": grad_err,
-            "flows": flows, "flow_exact": q_exact, "slab_nodes": int(slab.sum()), "dx": dx}
+            "flows": flows, "flow_exact": q_exact, "slab_nodes": int(slab.sum()), "dx": dx,
+            "R": R, "L": L, "profile_r": r[slab], "profile_u": u[slab], "axis_x": along[core],
+            "axis_p": data["pressure"][core], "axis_slope": slope}
+
+
+def plot(results, path, title):
+    """Mid-length velocity profile and centre-line pressure of each resolution (dots)
+    against Hagen-Poiseuille (lines: the prescribed flow, dashed: at the measured gradient)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
+    for i, (label, res) in enumerate(results):
+        color = plt.cm.viridis(i / max(1, len(results) - 1))
+        R = res["R"]
+        rr = np.linspace(0, R, 100)
+        a.plot(res["profile_r"] * 1e3, res["profile_u"], ".", color=color, ms=2, label=label)
+        if i == 0:
+            a.plot(rr * 1e3, res["u_max_exact"] * (1 - (rr / R) ** 2), "k-", lw=1, label="Poiseuille (prescribed)")
+        order = np.argsort(res["axis_x"])
+        b.plot(res["axis_x"][order] * 1e3, res["axis_p"][order], ".", color=color, ms=2, label=label)
+    res = results[-1][1]
+    x = np.linspace(-0.4 * res["L"], 0.4 * res["L"], 2)
+    p_mid = float(np.mean(res["axis_p"]))
+    b.plot(x * 1e3, p_mid - res["pressure_gradient_exact"] * x, "k-", lw=1, label="exact gradient")
+    a.set_xlabel("r [mm]")
+    a.set_ylabel("axial velocity [m/s]")
+    a.set_title("mid-length profile")
+    b.set_xlabel("axial position [mm]")
+    b.set_ylabel("pressure [Pa]")
+    b.set_title("centre line (exact slope through the mean)")
+    a.legend(fontsize=7)
+    b.legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def report(res):

@@ -160,7 +160,8 @@ def fmt(x):
     return f"{x:.4g}" if isinstance(x, float) else str(x)
 
 
-PLOT_TITLES = {"poiseuille_pipe.png": "Poiseuille pipe", "womersley.png": "Womersley flow",
+PLOT_TITLES = {"poiseuille_pipe.png": "Poiseuille pipe", "pipe_pressure.png": "Pipe, pressure iolets (Zou-He)",
+               "pipe_velocity.png": "Pipe, parabolic velocity inlet (Ladd)", "womersley.png": "Womersley flow",
                "cavity_re1000.png": "Lid-driven cavity, Re = 1000"}
 
 
@@ -198,8 +199,9 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "out", "validation"))
     ap.add_argument("--only", choices=sorted(CHECKS), action="append")
     ap.add_argument("--docs", help="folder for validation.md, validation.json and img/ (default: docs/)")
-    ap.add_argument("--from-json", help="rewrite validation.md from an earlier run's validation.json (and the "
-                                        "plots beside it) instead of running anything")
+    ap.add_argument("--from-json", action="append",
+                    help="rewrite validation.md from earlier runs' validation.json files (repeat to merge runs "
+                         "made in parts, e.g. one per device call) and the plots beside them, running nothing")
     ap.add_argument("--device", default="", help="with --from-json: the device that earlier run used")
     ap.add_argument("--date", help="with --from-json: the date of that run")
     ap.add_argument("--reduced", action="store_true",
@@ -212,14 +214,14 @@ def main():
     if not a.reduced:
         os.makedirs(os.path.join(DOCS, "img"), exist_ok=True)
     if a.from_json:
-        rows = json.load(open(a.from_json))
+        rows = [row for path in a.from_json for row in json.load(open(path))]
         records = [Record(**{k: (NAN if v is None else v) for k, v in r.items()}) for r in rows]
         ctx = Context(a.hemoflow, rows[0]["backend"], a.work, rows[0]["commit"])
         for name, title in PLOT_TITLES.items():
             if os.path.exists(os.path.join(DOCS, "img", name)):
                 ctx.plots.append((title, "img/" + name))
         write_report(records, ctx, a.device, a.date)
-        print(f"rewrote {os.path.join(DOCS, 'validation.md')} from {a.from_json}")
+        print(f"rewrote {os.path.join(DOCS, 'validation.md')} from {', '.join(a.from_json)}")
         return 0
     ctx = Context(a.hemoflow, a.backend, a.work, commit, reduced=a.reduced)
     os.makedirs(a.work, exist_ok=True)
