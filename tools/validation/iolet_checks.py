@@ -62,13 +62,17 @@ def _pipe(ctx, case, label):
         r = pipe_iolets.analyse(out)
         plotted.append((f"D = {n} dx", r))
         res = f"D = {n} dx ({s['fluid_nodes']} nodes, tau {s['tau']:.4f})"
-        tol_shape = (0.05 if ctx.reduced else 0.02) if n == finest else NAN
+        # Asserted at the finest level: the velocity against the analytical solution of the
+        # prescribed problem, and the pressure gradient. The "shape" row (Poiseuille at the
+        # measured gradient) is a diagnostic: on a staircase wall it carries the gradient's
+        # error through the effective radius, so it is reported, not asserted.
+        tol_u = (0.05 if ctx.reduced else 0.02) if n == finest else NAN
         records.append(ctx.record(f"pipe_{label}", "axial velocity, relative L2 error at mid-length",
                                   "Hagen-Poiseuille with the prescribed " + ("pressure drop" if label == "pressure" else "U_max"),
-                                  0.0, r["l2_error"], r["l2_error"], NAN, res, s["backend"]))
+                                  0.0, r["l2_error"], r["l2_error"], tol_u, res, s["backend"]))
         records.append(ctx.record(f"pipe_{label}", "profile shape, relative L2 error",
                                   "Hagen-Poiseuille at the measured pressure gradient", 0.0, r["shape_l2_error"],
-                                  r["shape_l2_error"], tol_shape, res, s["backend"]))
+                                  r["shape_l2_error"], NAN, res, s["backend"]))
         tol_grad = (0.06 if ctx.reduced else 0.03) if n == finest else NAN
         records.append(ctx.record(f"pipe_{label}", "pressure gradient along the axis [Pa/m]",
                                   "dp / (L - dx) (Zou-He)" if label == "pressure" else "4 mu U_max / R^2",
@@ -233,15 +237,15 @@ def bifurcation(ctx):
     """Mass balance and flow split in a bifurcation. The split is checked against the
     Poiseuille resistances of the branches, a model that holds where the flow is slow
     enough for the branches' entrance and junction losses to be small (branch Reynolds
-    number of order 1; the branches are only 3 diameters long). So the asserted run uses
+    number of order 1; the branches are 7.5 diameters long). So the asserted run uses
     a fluid ten times as viscous as blood (Re = 6 on the parent's diameter), and the
     blood case itself (Re = 61) is reported beside it."""
     if ctx.reduced:
-        runs = [("Re6", 10, ["--set", "fluid.viscosity=2e-5", "--set", "run.end_time=0.3"], 0.25)]
+        runs = [("Re10", 10, ["--set", "fluid.viscosity=2e-5", "--set", "run.end_time=0.45"], 0.1)]
     else:
         # R = 16 nodes, tau = 0.8, ten viscous times R^2 / nu.
         runs = [("Re6", 16, ["--set", "fluid.viscosity=3.3e-5", "--set", "lattice.dx=6.25e-5",
-                             "--set", "lattice.dt=1.1837121212121212e-05", "--set", "run.end_time=0.4",
+                             "--set", "lattice.dt=1.1837121212121212e-05", "--set", "run.end_time=0.6",
                              "--set", "run.check_every=2000"], 0.1),
                 ("Re61", 10, [], NAN)]
     records = []
