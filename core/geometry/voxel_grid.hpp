@@ -16,6 +16,7 @@ struct VoxelGrid {
   std::array<double, 3> origin{0.0, 0.0, 0.0};  // m: corner of voxel (0,0,0)
   double dx = 0.0;                              // m
   std::vector<std::uint8_t> fluid;              // 1 fluid, 0 solid; index i + nx (j + ny k)
+  std::vector<float> solid_fraction;  // P per voxel in [0, 1] (VLBM); empty: 0 for fluid voxels, 1 for solid
 
   /// Length that characterises the geometry (pipe diameter, smallest box edge), m.
   double characteristic_length = 0.0;

@@ -23,7 +23,14 @@ Ordering ordering_from_string(const std::string& s) {
 }
 
 int MeshRequest::add_link_class(std::string name, std::function<bool(const std::array<int, 3>&)> claims) {
-  link_classes.push_back({std::move(name), std::move(claims)});
+  link_classes.push_back({std::move(name), std::move(claims), nullptr});
+  if (link_classes.size() > 0xFFFF) throw std::logic_error("too many boundary link classes");
+  return static_cast<int>(link_classes.size()) - 1;
+}
+
+int MeshRequest::add_fluid_link_class(
+    std::string name, std::function<bool(const std::array<int, 3>&, const std::array<int, 3>&)> claims) {
+  link_classes.push_back({std::move(name), nullptr, std::move(claims)});
   if (link_classes.size() > 0xFFFF) throw std::logic_error("too many boundary link classes");
   return static_cast<int>(link_classes.size()) - 1;
 }
@@ -116,6 +123,7 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
   const std::size_t rows = d3q19::Q - 1;
   m.neighbours.assign(rows * m.stride, wall_link);
   std::vector<std::uint16_t> link_class_of(rows * m.stride, no_class);
+  std::vector<std::uint32_t> fluid_source(rows * m.stride, wall_link);  // claimed fluid-to-fluid links
   const auto& classes = request.link_classes;
   const long long nodes = m.num_nodes;
 #pragma omp parallel for schedule(static)
@@ -128,12 +136,20 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
       if (vox.inside_box(y[0], y[1], y[2])) {
         const std::uint32_t src = node_of_voxel[static_cast<std::size_t>(vox.index(y[0], y[1], y[2]))];
         if (src != wall_link) {
-          m.neighbours[slot] = src;
+          std::size_t c = 0;
+          const std::array<int, 3> to{m.i[n], m.j[n], m.k[n]};
+          while (c < classes.size() && !(classes[c].claims_fluid && classes[c].claims_fluid(y, to))) ++c;
+          if (c == classes.size()) {
+            m.neighbours[slot] = src;
+          } else {
+            link_class_of[slot] = static_cast<std::uint16_t>(c);
+            fluid_source[slot] = src;
+          }
           continue;
         }
       }
       for (std::size_t c = 0; c < classes.size(); ++c)
-        if (classes[c].claims(y)) {
+        if (classes[c].claims && classes[c].claims(y)) {
           link_class_of[slot] = static_cast<std::uint16_t>(c);
           break;
         }
@@ -155,6 +171,7 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
       m.links.node.push_back(n);
       m.links.direction.push_back(static_cast<std::uint8_t>(q));
       m.links.link_class.push_back(link_class_of[slot]);
+      m.links.source.push_back(fluid_source[slot]);
     }
   if (m.links.size() >= coded_link) throw InputError("too many boundary links for 32-bit link codes");
   return m;
@@ -196,7 +213,7 @@ std::optional<std::uint32_t> SparseMesh::nearest(const std::array<double, 3>& p,
 std::size_t SparseMesh::bytes() const {
   return (i.size() + j.size() + k.size()) * sizeof(std::int32_t) + neighbours.size() * sizeof(std::uint32_t) +
          sorted_voxel.size() * sizeof(std::uint64_t) + sorted_node.size() * sizeof(std::uint32_t) +
-         links.size() * (sizeof(std::uint32_t) + sizeof(std::uint8_t) + sizeof(std::uint16_t));
+         links.size() * (2 * sizeof(std::uint32_t) + sizeof(std::uint8_t) + sizeof(std::uint16_t));
 }
 
 std::string SparseMesh::describe() const {

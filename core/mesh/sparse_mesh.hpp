@@ -22,9 +22,13 @@ Ordering ordering_from_string(const std::string& s);  // throws std::invalid_arg
 /// comes from (x - c_q, solid or outside the box; wrapped along periodic axes) and returns true
 /// if that voxel belongs to this boundary. The first class that claims a voxel wins;
 /// unclaimed solid voxels are plain walls.
+/// A class may instead (or also) claim links between two fluid voxels, the pull from
+/// `from` into `to` (claims_fluid): the VLBM's partial-volume streaming mixes such a pull
+/// with a bounce-back, so it goes through a link value like a boundary does.
 struct LinkClass {
   std::string name;
   std::function<bool(const std::array<int, 3>& voxel)> claims;
+  std::function<bool(const std::array<int, 3>& from, const std::array<int, 3>& to)> claims_fluid;
 };
 
 /// What plugins ask of the mesh before it is built.
@@ -33,6 +37,9 @@ struct MeshRequest {
   std::vector<LinkClass> link_classes;
   /// Adds a class and returns its id (its index).
   int add_link_class(std::string name, std::function<bool(const std::array<int, 3>&)> claims);
+  /// Adds a class of fluid-to-fluid links and returns its id.
+  int add_fluid_link_class(std::string name,
+                           std::function<bool(const std::array<int, 3>& from, const std::array<int, 3>& to)> claims);
 };
 
 /// Every coded link: the node it arrives at, its direction q, and the class that owns it.
@@ -41,6 +48,8 @@ struct BoundaryLinks {
   std::vector<std::uint32_t> node;
   std::vector<std::uint8_t> direction;
   std::vector<std::uint16_t> link_class;
+  /// The fluid node a fluid-to-fluid link pulls from; wall_link for boundary links.
+  std::vector<std::uint32_t> source;
   std::vector<std::string> class_names;
   std::size_t size() const { return node.size(); }
   /// Number of links of one class.

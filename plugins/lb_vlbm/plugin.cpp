@@ -1,0 +1,173 @@
+// lb_vlbm: the volumetric lattice Boltzmann method (VLBM paper, seeds/000, sec. 2.1) on
+// top of lb_bgk. The collision (eqs. 3-4) is lb_bgk's BGK on the density per fluid volume;
+// what VLBM adds is the generalized streaming (eqs. 5-6) between cells of different solid
+// fraction P, which this plugin expresses as link values (kernels.hpp), so lb_bgk's fused
+// kernel runs unchanged. Cells with P = 1 are not stored; cells with 0 < P < 1 are.
+// See README.md.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <vector>
+
+#include "core/common/log.hpp"
+#include "core/common/text.hpp"
+#include "core/exec/for_each.hpp"
+#include "core/exec/reduce.hpp"
+#include "core/plugin/plugin_api.hpp"
+#include "plugins/lb_vlbm/kernels.hpp"
+
+namespace hemo::vlbm {
+
+namespace {
+
+/// P of the voxels that are neither fluid nor solid, looked up by voxel index (a
+/// partial-cell list instead of a box-sized array: only a thin shell has 0 < P < 1).
+class SolidFractions {
+ public:
+  explicit SolidFractions(const geometry::VoxelGrid& v) : voxels_(&v), dims_(v.dims) {
+    if (v.solid_fraction.empty()) return;
+    for (std::int64_t i = 0; i < v.voxel_count(); ++i)
+      if (v.fluid[i] && v.solid_fraction[i] > 0.0f) {
+        index_.push_back(i);
+        value_.push_back(v.solid_fraction[i]);
+      }
+  }
+  std::size_t partial_cells() const { return index_.size(); }
+  /// P of voxel v while the voxels exist (mesh building): solid, or cut away by an
+  /// iolet since, counts as 1.
+  float operator()(const std::array<int, 3>& v) const {
+    return voxels_->is_fluid(v[0], v[1], v[2]) ? of_fluid(v) : 1.0f;
+  }
+  /// P of a voxel known to be fluid (a mesh node); needs only the partial-cell list.
+  float of_fluid(const std::array<int, 3>& v) const {
+    const std::int64_t i = v[0] + std::int64_t(dims_[0]) * (v[1] + std::int64_t(dims_[1]) * v[2]);
+    const auto it = std::lower_bound(index_.begin(), index_.end(), i);
+    return it != index_.end() && *it == i ? value_[std::size_t(it - index_.begin())] : 0.0f;
+  }
+
+ private:
+  const geometry::VoxelGrid* voxels_;  // valid during mesh building only
+  std::array<int, 3> dims_;
+  std::vector<std::int64_t> index_;
+  std::vector<float> value_;
+};
+
+class Vlbm {
+ public:
+  virtual ~Vlbm() = default;
+  virtual void setup(SetupStage& st, int link_class, const SolidFractions& p) = 0;
+};
+
+template <class Real>
+class VlbmIn final : public Vlbm {
+ public:
+  void setup(SetupStage& st, int link_class, const SolidFractions& p) override {
+    const mesh::SparseMesh& m = st.mesh;
+    std::vector<std::uint32_t> link, from, to;
+    std::vector<std::uint8_t> direction;
+    std::vector<Real> keep;
+    for (std::size_t k = 0; k < m.links.size(); ++k) {
+      if (m.links.link_class[k] != link_class) continue;
+      const std::uint32_t y = m.links.node[k], x = m.links.source[k];
+      const float p_x = p.of_fluid({m.i[x], m.j[x], m.k[x]}), p_y = p.of_fluid({m.i[y], m.j[y], m.k[y]});
+      link.push_back(static_cast<std::uint32_t>(k));
+      from.push_back(x);
+      to.push_back(y);
+      direction.push_back(m.links.direction[k]);
+      keep.push_back(Real(1.0 - (double(p_x) - double(p_y)) / (1.0 - double(p_y))));  // 1 - phi
+    }
+    count_ = static_cast<std::uint32_t>(link.size());
+    auto dev = [&](auto& array, const auto& host) {
+      array = std::remove_reference_t<decltype(array)>(st.space, host.size());
+      array.upload(host);
+    };
+    dev(link_, link);
+    dev(from_, from);
+    dev(to_, to);
+    dev(direction_, direction);
+    dev(keep_, keep);
+    stride_ = m.stride;
+    space_ = st.space;
+    nodes_ = m.num_nodes;
+    std::vector<Real> share(m.num_nodes);
+    for (std::uint32_t n = 0; n < m.num_nodes; ++n) share[n] = Real(1.0 - double(p.of_fluid({m.i[n], m.j[n], m.k[n]})));
+    dev(fluid_share_, share);
+    scratch_ = exec::DeviceArray<Real>(st.space, m.num_nodes);
+    check_every_ = st.check_every;
+    csv_path_ = (std::filesystem::path(st.output_dir) / "vlbm.csv").string();
+    log::info(str("lb_vlbm: ", p.partial_cells(), " partial cells (0 < P < 1), ", count_,
+                  " pulls from a more solid cell mixed with bounce-back"));
+    // Before the collide-stream kernel, which reads the link values written here.
+    st.scheduler.add(Phase::begin_step, "partial_volume_links", "lb_vlbm", [this](StepContext& ctx) {
+      if (!count_) return;
+      PartialVolumeLinks<Real> kernel{ctx.fields->get<Real>("link_value").data(), link_.data(), from_.data(),
+                                      to_.data(), direction_.data(), keep_.data(),
+                                      ctx.fields->get<Real>("f").data(), stride_};
+      exec::for_each(space_, {0, count_}, kernel, "lb_vlbm::partial_volume_links");
+    });
+    st.scheduler.add(Phase::output, "particle_count", "lb_vlbm", [this](StepContext& ctx) { monitor(ctx); });
+  }
+
+ private:
+  /// vlbm.csv: the domain's particle number sum (1 - P) sum_q f, lattice units, which the
+  /// generalized streaming conserves where no iolet adds or removes mass.
+  void monitor(StepContext& ctx) {
+    if (ctx.step % check_every_ != 0) return;
+    CellParticles<Real> kernel{scratch_.data(), fluid_share_.data(), ctx.fields->get<Real>("f").data(), stride_};
+    exec::for_each(space_, {0, nodes_}, kernel, "lb_vlbm::cell_particles");
+    const double total = exec::sum(space_, scratch_.data(), nodes_);
+    if (!csv_) {
+      csv_ = std::make_unique<std::ofstream>(csv_path_);
+      if (!*csv_) throw std::runtime_error("cannot write " + csv_path_);
+      *csv_ << "step,time,particles\n";
+    }
+    *csv_ << ctx.step << ',' << fmt_g(ctx.time, 10) << ',' << fmt_g(total, 17) << '\n' << std::flush;
+  }
+
+  exec::DeviceArray<std::uint32_t> link_, from_, to_;
+  exec::DeviceArray<std::uint8_t> direction_;
+  exec::DeviceArray<Real> keep_, fluid_share_, scratch_;
+  std::uint32_t count_ = 0, stride_ = 0, nodes_ = 0;
+  exec::Space space_ = exec::Space::host;
+  std::int64_t check_every_ = 100;
+  std::string csv_path_;
+  std::unique_ptr<std::ofstream> csv_;
+};
+
+class VlbmPlugin final : public Plugin {
+ public:
+  void shape_mesh(MeshStage& st) override {
+    fractions_ = std::make_unique<SolidFractions>(st.voxels);
+    if (st.voxels.solid_fraction.empty())
+      log::warn("lb_vlbm: the geometry has no solid fractions (an analytic shape); every cell is fluid or solid, "
+                "so VLBM reduces to halfway bounce-back. Load an STL or a voxel file for partial cells");
+    const SolidFractions* p = fractions_.get();
+    link_class_ = st.request.add_fluid_link_class(
+        "vlbm", [p](const std::array<int, 3>& from, const std::array<int, 3>& to) { return (*p)(from) > (*p)(to); });
+    if (st.config.string("run.precision") == "fp32") impl_ = std::make_unique<VlbmIn<float>>();
+    else impl_ = std::make_unique<VlbmIn<double>>();
+  }
+  void setup(SetupStage& st) override {
+    impl_->setup(st, link_class_, *fractions_);
+    fractions_.reset();
+  }
+
+ private:
+  std::unique_ptr<SolidFractions> fractions_;
+  std::unique_ptr<Vlbm> impl_;
+  int link_class_ = -1;
+};
+
+void declare_config(config::Schema&) {}
+
+Plugin* create() { return new VlbmPlugin(); }
+
+const PluginDescriptor descriptor{"lb_vlbm", "boundary", "0.1.0",
+                                  "volumetric LB (solid fraction per cell, generalized streaming) on top of lb_bgk",
+                                  &declare_config, &create};
+
+}  // namespace
+}  // namespace hemo::vlbm
+
+HEMO_EXPORT_PLUGIN(hemo::vlbm::descriptor)
