@@ -1,0 +1,396 @@
+#include "core/geometry/surface.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <numbers>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "core/common/error.hpp"
+#include "core/common/text.hpp"
+
+namespace hemo::geometry {
+
+namespace {
+
+Point operator-(const Point& a, const Point& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+Point operator+(const Point& a, const Point& b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
+Point operator*(double s, const Point& a) { return {s * a[0], s * a[1], s * a[2]}; }
+double dot(const Point& a, const Point& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+Point cross(const Point& a, const Point& b) {
+  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+
+/// An undirected edge as one sortable number: smaller vertex index in the high half.
+using EdgeKey = std::uint64_t;
+EdgeKey edge_key(std::uint32_t a, std::uint32_t b) {
+  return (std::uint64_t(std::min(a, b)) << 32) | std::max(a, b);
+}
+std::uint32_t edge_lo(EdgeKey e) { return static_cast<std::uint32_t>(e >> 32); }
+std::uint32_t edge_hi(EdgeKey e) { return static_cast<std::uint32_t>(e); }
+
+/// The edges used by exactly one triangle, sorted, and the counts of boundary and
+/// non-manifold edges. A sorted array rather than a hash map: a third of the memory
+/// and a deterministic order, which makes the messages reproducible.
+struct EdgeCensus {
+  std::vector<EdgeKey> boundary;
+  std::size_t non_manifold = 0;
+};
+
+EdgeCensus edge_census(const TriangleMesh& mesh) {
+  std::vector<EdgeKey> edges;
+  edges.reserve(3 * mesh.triangles.size());
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+    const auto& tri = mesh.triangles[t];
+    for (std::uint32_t v : tri)
+      if (v >= mesh.vertices.size())
+        throw std::out_of_range(str(mesh.description, ": triangle ", t, " refers to vertex ", v, " of ",
+                                    mesh.vertices.size()));
+    for (int c = 0; c < 3; ++c) edges.push_back(edge_key(tri[c], tri[(c + 1) % 3]));
+  }
+  std::sort(edges.begin(), edges.end());
+  EdgeCensus census;
+  for (std::size_t i = 0; i < edges.size();) {
+    std::size_t j = i + 1;
+    while (j < edges.size() && edges[j] == edges[i]) ++j;
+    if (j - i == 1) census.boundary.push_back(edges[i]);
+    else if (j - i > 2) ++census.non_manifold;
+    i = j;
+  }
+  return census;
+}
+
+/// Eigen-decomposition of a symmetric 3x3 matrix by cyclic Jacobi rotations: small,
+/// unconditionally stable, and accurate for the nearly degenerate spectra of a circle.
+/// Returns the eigenvalues and, in the columns of `vectors`, the unit eigenvectors.
+struct SymmetricEigen {
+  std::array<double, 3> values;
+  std::array<std::array<double, 3>, 3> vectors;
+  Point vector(int k) const { return {vectors[0][k], vectors[1][k], vectors[2][k]}; }
+};
+
+SymmetricEigen symmetric_eigen(std::array<std::array<double, 3>, 3> a) {
+  std::array<std::array<double, 3>, 3> v{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
+  double scale = 0;
+  for (const auto& row : a)
+    for (double x : row) scale += x * x;
+  for (int sweep = 0; sweep < 64; ++sweep) {
+    const double off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+    if (off <= 1e-32 * scale || off == 0) break;
+    for (int p = 0; p < 2; ++p)
+      for (int q = p + 1; q < 3; ++q) {
+        if (a[p][q] == 0) continue;
+        // Rotation angle that zeroes a[p][q]; t = tan(angle), the smaller root.
+        const double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+        const double sign = theta >= 0 ? 1.0 : -1.0;
+        const double t = std::fabs(theta) > 1e150 ? 0.5 / theta  // theta^2 would overflow
+                                                  : sign / (std::fabs(theta) + std::sqrt(theta * theta + 1));
+        const double c = 1 / std::sqrt(t * t + 1), s = t * c;
+        for (int k = 0; k < 3; ++k) {  // a <- a J
+          const double akp = a[k][p], akq = a[k][q];
+          a[k][p] = c * akp - s * akq;
+          a[k][q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < 3; ++k) {  // a <- J^T a
+          const double apk = a[p][k], aqk = a[q][k];
+          a[p][k] = c * apk - s * aqk;
+          a[q][k] = s * apk + c * aqk;
+        }
+        for (int k = 0; k < 3; ++k) {  // v <- v J
+          const double vkp = v[k][p], vkq = v[k][q];
+          v[k][p] = c * vkp - s * vkq;
+          v[k][q] = s * vkp + c * vkq;
+        }
+      }
+  }
+  return {{a[0][0], a[1][1], a[2][2]}, v};
+}
+
+/// A boundary edge with the direction its triangle gives it, and that triangle.
+struct BoundaryEdge {
+  std::uint32_t tail, head, triangle;
+};
+
+std::vector<BoundaryEdge> boundary_edges(const TriangleMesh& mesh, const std::vector<EdgeKey>& boundary) {
+  std::vector<BoundaryEdge> out;
+  out.reserve(boundary.size());
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+    const auto& tri = mesh.triangles[t];
+    for (int c = 0; c < 3; ++c)
+      if (std::binary_search(boundary.begin(), boundary.end(), edge_key(tri[c], tri[(c + 1) % 3])))
+        out.push_back({tri[c], tri[(c + 1) % 3], static_cast<std::uint32_t>(t)});
+  }
+  return out;
+}
+
+std::uint32_t other_end(const BoundaryEdge& e, std::uint32_t v) { return e.tail == v ? e.head : e.tail; }
+
+/// Where several holes touch at vertex `v`, the rim edge that continues the hole which
+/// the walk arrived on: go round the fan of triangles at `v` from the arriving edge's
+/// triangle, across interior edges, until a rim edge is reached. Returns edges.size()
+/// where the fan is not a simple one (a non-manifold edge on the way).
+std::size_t across_fan(const TriangleMesh& mesh, const std::vector<BoundaryEdge>& edges,
+                       const std::vector<std::size_t>& rim_at_v, const std::vector<std::uint32_t>& triangles_at_v,
+                       std::uint32_t v, std::size_t arriving) {
+  std::uint32_t t = edges[arriving].triangle;
+  std::uint32_t from = other_end(edges[arriving], v);
+  for (std::size_t step = 0; step < triangles_at_v.size(); ++step) {
+    const auto& tri = mesh.triangles[t];
+    std::uint32_t y = tri[0];
+    for (std::uint32_t c : tri)
+      if (c != v && c != from) y = c;
+    for (std::size_t e : rim_at_v)
+      if (e != arriving && edges[e].triangle == t && other_end(edges[e], v) == y) return e;
+    std::uint32_t next = t;
+    int found = 0;
+    for (std::uint32_t t2 : triangles_at_v) {
+      const auto& c = mesh.triangles[t2];
+      if (t2 != t && (c[0] == y || c[1] == y || c[2] == y)) {
+        next = t2;
+        ++found;
+      }
+    }
+    if (found != 1) break;
+    from = y;
+    t = next;
+  }
+  return edges.size();
+}
+
+/// Chains boundary edges into closed loops (lists of edge indices). Walks edges, not
+/// vertices, so a vertex where two holes touch is passed through once per hole; there
+/// the walk follows the fan of triangles of the hole it is on (across_fan), or failing
+/// that the edge that continues the triangles' orientation. Chains that do not close
+/// (only possible on a non-manifold surface) are left out.
+std::vector<std::vector<std::size_t>> chain_loops(const TriangleMesh& mesh, const std::vector<BoundaryEdge>& edges) {
+  std::unordered_map<std::uint32_t, std::vector<std::size_t>> at;
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    at[edges[e].tail].push_back(e);
+    at[edges[e].head].push_back(e);
+  }
+  // Triangles around the vertices where holes touch (rare: usually none).
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> fan;
+  for (const auto& [v, list] : at)
+    if (list.size() > 2) fan[v];
+  if (!fan.empty())
+    for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
+      for (std::uint32_t v : mesh.triangles[t]) {
+        const auto it = fan.find(v);
+        if (it != fan.end()) it->second.push_back(static_cast<std::uint32_t>(t));
+      }
+
+  std::vector<bool> used(edges.size(), false);
+  std::vector<std::vector<std::size_t>> loops;
+  for (std::size_t first = 0; first < edges.size(); ++first) {
+    if (used[first]) continue;
+    used[first] = true;
+    std::vector<std::size_t> loop{first};
+    const std::uint32_t start = edges[first].tail;
+    std::uint32_t cur = edges[first].head;
+    bool closed = true;
+    while (cur != start) {
+      const std::vector<std::size_t>& here = at[cur];
+      std::size_t next = edges.size();
+      if (here.size() > 2) {
+        next = across_fan(mesh, edges, here, fan[cur], cur, loop.back());
+        if (next < edges.size() && used[next]) next = edges.size();
+      }
+      if (next == edges.size())
+        for (std::size_t e : here) {
+          if (used[e]) continue;
+          if (edges[e].tail == cur) {
+            next = e;
+            break;
+          }
+          if (next == edges.size()) next = e;
+        }
+      if (next == edges.size()) {
+        closed = false;
+        break;
+      }
+      used[next] = true;
+      loop.push_back(next);
+      cur = other_end(edges[next], cur);
+    }
+    if (closed) loops.push_back(std::move(loop));
+  }
+  return loops;
+}
+
+OpenEnd fit_end(const TriangleMesh& mesh, const std::vector<BoundaryEdge>& edges, const std::vector<std::size_t>& loop) {
+  // The loop's vertices in walking order.
+  std::vector<Point> p;
+  p.reserve(loop.size());
+  std::uint32_t cur = edges[loop[0]].tail;
+  for (std::size_t e : loop) {
+    p.push_back(mesh.vertices[cur]);
+    cur = other_end(edges[e], cur);
+  }
+  const std::size_t n = p.size();
+
+  // Plane of the polyline, each segment weighted by its length, so that a finely meshed
+  // stretch of the rim does not pull the fit towards it.
+  double total = 0;
+  Point c0{0, 0, 0};
+  for (std::size_t i = 0; i < n; ++i) {
+    const Point& q = p[(i + 1) % n];
+    const double len = std::sqrt(dot(q - p[i], q - p[i]));
+    total += len;
+    c0 = c0 + (0.5 * len) * (p[i] + q);
+  }
+  if (total > 0) c0 = (1 / total) * c0;
+  std::array<std::array<double, 3>, 3> cov{};
+  for (std::size_t i = 0; i < n; ++i) {
+    const Point a = p[i] - c0, b = p[(i + 1) % n] - c0;
+    const double len = std::sqrt(dot(b - a, b - a));
+    // Integral of (x - c0)(x - c0)^T along the segment from a to b.
+    for (int r = 0; r < 3; ++r)
+      for (int s = 0; s < 3; ++s) cov[r][s] += len * ((a[r] * a[s] + b[r] * b[s]) / 3 + (a[r] * b[s] + b[r] * a[s]) / 6);
+  }
+  const SymmetricEigen eig = symmetric_eigen(cov);
+  int lo = 0, hi = 0;
+  for (int k = 1; k < 3; ++k) {
+    if (eig.values[k] < eig.values[lo]) lo = k;
+    if (eig.values[k] > eig.values[hi]) hi = k;
+  }
+  if (lo == hi) hi = (lo + 1) % 3;  // all equal (a single point): any frame will do
+  Point normal = eig.vector(lo);
+  const Point u = eig.vector(hi);
+  const Point v = cross(normal, u);
+
+  // Shoelace area and area centroid in plane coordinates.
+  double twice_area = 0, cx = 0, cy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Point a = p[i] - c0, b = p[(i + 1) % n] - c0;
+    const double xa = dot(a, u), ya = dot(a, v), xb = dot(b, u), yb = dot(b, v);
+    const double w = xa * yb - xb * ya;
+    twice_area += w;
+    cx += (xa + xb) * w;
+    cy += (ya + yb) * w;
+  }
+  OpenEnd end{};
+  end.centre = c0;
+  // A loop enclosing (next to) no area, a slit, has no meaningful area centroid.
+  if (std::fabs(twice_area) > 1e-9 * total * total)
+    end.centre = c0 + (cx / (3 * twice_area)) * u + (cy / (3 * twice_area)) * v;
+  end.area = 0.5 * std::fabs(twice_area);
+  end.radius = std::sqrt(end.area / std::numbers::pi);
+  end.edges = loop.size();
+  double max_dist = 0;
+  for (const Point& q : p) max_dist = std::max(max_dist, std::fabs(dot(q - end.centre, normal)));
+  end.planarity = end.radius > 0 ? max_dist / end.radius : (max_dist > 0 ? std::numeric_limits<double>::infinity() : 0);
+
+  // The wall next to the rim lies inside: the outward normal points away from it.
+  std::vector<std::uint32_t> tris;
+  for (std::size_t e : loop) tris.push_back(edges[e].triangle);
+  std::sort(tris.begin(), tris.end());
+  tris.erase(std::unique(tris.begin(), tris.end()), tris.end());
+  Point wall{0, 0, 0};
+  for (std::uint32_t t : tris) {
+    const auto& tri = mesh.triangles[t];
+    wall = wall + (1.0 / 3) * (mesh.vertices[tri[0]] + mesh.vertices[tri[1]] + mesh.vertices[tri[2]]);
+  }
+  wall = (1.0 / double(tris.size())) * wall;
+  if (dot(wall - end.centre, normal) > 0) normal = -1.0 * normal;
+  end.normal = normal;
+  return end;
+}
+
+std::string coordinate(double x, double scale = 1.0) { return fmt_g(x * scale, 6); }
+
+std::string where(const Point& p) {
+  return str("(", coordinate(p[0], 1e3), ", ", coordinate(p[1], 1e3), ", ", coordinate(p[2], 1e3), ") mm = (",
+             coordinate(p[0]), ", ", coordinate(p[1]), ", ", coordinate(p[2]), ") m");
+}
+
+/// A TOML float that reads back as the same double, always with a '.' or an exponent
+/// (so that TOML takes it for a float, not an integer).
+std::string toml_float(double x) {
+  char buf[40];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".eEni") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string toml_vector(const Point& p) {
+  return str("[", toml_float(p[0]), ", ", toml_float(p[1]), ", ", toml_float(p[2]), "]");
+}
+
+}  // namespace
+
+SurfaceCheck check_surface(const TriangleMesh& mesh) {
+  const EdgeCensus census = edge_census(mesh);
+  SurfaceCheck check;
+  check.boundary_edges = census.boundary.size();
+  check.non_manifold_edges = census.non_manifold;
+  // Examples spread over the surface (a twentieth of its size apart), so that several
+  // holes are shown rather than five neighbouring edges of one.
+  const auto b = mesh.bounds();
+  const Point diag = b[1] - b[0];
+  const double spread = 0.05 * std::sqrt(dot(diag, diag));
+  for (int pass = 0; pass < 2; ++pass)
+    for (EdgeKey e : census.boundary) {
+      if (check.hole_examples.size() == 5) break;
+      const Point mid = 0.5 * (mesh.vertices[edge_lo(e)] + mesh.vertices[edge_hi(e)]);
+      const bool far = std::all_of(check.hole_examples.begin(), check.hole_examples.end(), [&](const Point& q) {
+        return std::sqrt(dot(mid - q, mid - q)) > (pass == 0 ? spread : 0.0);
+      });
+      if (far) check.hole_examples.push_back(mid);
+    }
+  return check;
+}
+
+void require_closed(const TriangleMesh& mesh) {
+  const SurfaceCheck check = check_surface(mesh);
+  if (check.boundary_edges == 0) return;
+  std::string places;
+  for (const Point& p : check.hole_examples) places += str("\n  near ", where(p));
+  throw InputError(str(mesh.description, ": the surface is not closed: ", check.boundary_edges,
+                       " boundary edges (edges of a single triangle) around holes",
+                       check.non_manifold_edges > 0 ? str(", and ", check.non_manifold_edges, " non-manifold edges")
+                                                    : std::string(),
+                       "; for example", places,
+                       "\nClose the holes, or cut the open vessel ends flat and declare them as iolets."));
+}
+
+std::vector<OpenEnd> find_open_ends(const TriangleMesh& mesh) {
+  const EdgeCensus census = edge_census(mesh);
+  const std::vector<BoundaryEdge> edges = boundary_edges(mesh, census.boundary);
+  std::vector<OpenEnd> ends;
+  for (const auto& loop : chain_loops(mesh, edges)) ends.push_back(fit_end(mesh, edges, loop));
+  // NaN (from absurd coordinates) sorts last instead of breaking the ordering.
+  const auto key = [](const OpenEnd& e) { return std::isnan(e.area) ? -1.0 : e.area; };
+  std::stable_sort(ends.begin(), ends.end(), [&](const OpenEnd& a, const OpenEnd& b) { return key(a) > key(b); });
+  return ends;
+}
+
+std::string open_ends_toml(const std::vector<OpenEnd>& ends) {
+  std::string out =
+      "# Open ends of the surface, largest first (found by find_open_ends). Check each one, choose\n"
+      "# its condition and value, and paste the tables into the case file.\n";
+  for (std::size_t i = 0; i < ends.size(); ++i) {
+    const OpenEnd& e = ends[i];
+    out += "\n[[boundaries.iolet]]\n";
+    out += str("name = \"end", i, "\"\n");
+    out += "center = " + toml_vector(e.centre) + "  # m\n";
+    out += "normal = " + toml_vector(e.normal) + "  # unit, pointing out of the fluid\n";
+    out += "radius = " + toml_float(e.radius) + "  # m, sqrt(area / pi)\n";
+    out += str("# area ", fmt_g(e.area * 1e6, 6), " mm^2 = ", fmt_g(e.area, 6), " m^2; ", e.edges,
+               " rim edges; planarity ", fmt_g(e.planarity, 3), " (largest distance of the rim from its plane / radius)\n");
+    if (i == 0)
+      out += "# condition = \"velocity\"   # suggested for the largest end; then set velocity = ... (m/s)\n";
+    else
+      out += "# condition = \"pressure\"   # suggested; then set pressure = ... (Pa)\n";
+  }
+  return out;
+}
+
+}  // namespace hemo::geometry

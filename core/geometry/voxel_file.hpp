@@ -1,0 +1,28 @@
+#pragma once
+// The voxel geometry file: a VoxelGrid with its solid fraction P (VLBM, seeds/000 sec.
+// 2.2) in HDF5, so that an STL is voxelized once (`hemoflow mesh`) and reused by runs.
+//
+// Layout (format_version 1):
+//   /solid_fraction   float32 (nz, ny, nx): P per voxel, x fastest (VoxelGrid::index
+//                     order); chunked, gzip level 4 (mostly 0 and 1: it compresses well)
+//   attributes of /:  format_version (int32, 1), dims (int32[3], nx ny nz),
+//                     origin (float64[3], m), dx (float64, m),
+//                     characteristic_length (float64, m), description (string)
+// The fluid flags are not stored: a voxel is fluid iff P < 1.
+#include <string>
+
+#include "core/geometry/voxel_grid.hpp"
+
+namespace hemo::geometry {
+
+/// Writes `grid` to `path` (through path + ".tmp" and a rename, so a crash never leaves
+/// a half-written file under the name). An empty solid_fraction is written as 0 for
+/// fluid and 1 for solid. std::runtime_error when writing fails.
+void write_voxel_file(const std::string& path, const VoxelGrid& grid);
+
+/// Reads a file written by write_voxel_file and rebuilds fluid from P < 1. InputError
+/// naming the file and the problem: not there, not HDF5, a missing or malformed dataset
+/// or attribute, a shape that disagrees with dims, P outside [0, 1].
+VoxelGrid read_voxel_file(const std::string& path);
+
+}  // namespace hemo::geometry

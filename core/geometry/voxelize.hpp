@@ -1,0 +1,46 @@
+#pragma once
+// Voxelization of a closed triangulated surface (a vessel wall) into the volumetric
+// parameter P of the VLBM paper (seeds/000, sec. 2.2): P is the solid share of a voxel,
+// 1 solid, 0 fluid, between for the boundary voxels, estimated from subsamples^3 points
+// per voxel (the paper uses 8^3). The surface's triangle orientation is not used.
+#include <cstdint>
+#include <vector>
+
+#include "core/geometry/triangle_mesh.hpp"
+#include "core/geometry/voxel_grid.hpp"
+
+namespace hemo::geometry {
+
+struct VoxelizeOptions {
+  double dx;  // voxel edge, m
+  int subsamples = 8;  /* per axis: P from subsamples^3 points */
+  std::int64_t max_voxels;
+  int margin = 1;  /* voxels of solid around the bounding box */
+};
+
+/// Voxels of the box voxelize() would allocate: the mesh bounds plus `margin` voxels on
+/// every side, at spacing dx. Saturates at INT64_MAX instead of overflowing.
+std::int64_t estimate_voxels(const TriangleMesh& mesh, const VoxelizeOptions& options);
+
+/// Throws InputError when the options are unusable (dx <= 0, subsamples outside 1..64,
+/// margin < 0, empty or non-finite mesh) or when the box has more than max_voxels voxels;
+/// the latter message gives the estimate, the dims, the bytes it would need and a dx that
+/// would fit. Allocates nothing; voxelize() calls it first.
+void check_voxelize_options(const TriangleMesh& mesh, const VoxelizeOptions& options);
+
+/// The box is the mesh bounds plus `margin` voxels, origin at its lower corner. Fills
+/// solid_fraction (P) for every voxel and fluid = (P < 1), the characteristic length
+/// (twice the largest distance from the surface of an inside voxel centre: the diameter
+/// of the largest inscribed ball, to a voxel) and a description. Throws InputError for a
+/// surface that is not closed (a ray crossing it an odd number of times).
+/// Results do not depend on the number of OpenMP threads.
+VoxelGrid voxelize(const TriangleMesh& mesh, const VoxelizeOptions& options);
+
+/// Signed distance (m) from each voxel centre of `grid` to the surface, + inside and
+/// - outside (the paper's phi, sec. 2.2): exact (nearest point on the nearest triangle)
+/// where it is below `band`, +-band elsewhere. Index as VoxelGrid::index. Separate from
+/// voxelize() so that voxelizing does not pay for a distance field. The mesh must be the
+/// closed surface `grid` was voxelized from (voxelize() checks closedness, this does not).
+std::vector<float> signed_distance(const TriangleMesh& mesh, const VoxelGrid& grid, double band);
+
+}  // namespace hemo::geometry
