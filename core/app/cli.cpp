@@ -11,6 +11,17 @@ const char* usage_text() {
   return R"(usage:
   hemoflow run CASE.toml [options]     run a case
   hemoflow check CASE.toml [options]   validate a case and build its mesh, without running
+  hemoflow mesh CASE.toml [--voxels FILE] [--set ...]
+                                       voxelize the case's geometry once (an STL: solid fractions
+                                       with geometry.subsamples^3 samples) and write it to FILE
+                                       (default: next to the case, <case>.voxels.h5); a case then
+                                       loads it with geometry.shape = "voxels", geometry.file = FILE
+  hemoflow mesh SURFACE.stl --find-iolets [--unit m|mm|um]
+                                       fit a plane to each open end of an open surface and print
+                                       them as [[boundaries.iolet]] tables to paste into a case
+  hemoflow stl-pipe --output FILE.stl --radius R --length L [--axis X,Y,Z] [--center X,Y,Z]
+                    [--segments N] [--open]
+                                       write a triangulated pipe (m), e.g. tilted, for validation
   hemoflow info [--keys [--markdown]]  build, backends, devices and plugins; --keys: every config key
   hemoflow --version | --help
 
@@ -42,7 +53,7 @@ CommandLine parse_command_line(int argc, char** argv) {
     cl.command = "version";
     return cl;
   }
-  if (first != "run" && first != "check" && first != "info") {
+  if (first != "run" && first != "check" && first != "info" && first != "mesh" && first != "stl-pipe") {
     throw UsageError(str("unknown command '", first, "'", first.size() > 5 && first.substr(first.size() - 5) == ".toml"
                                                                ? " (did you mean 'hemoflow run " + first + "'?)"
                                                                : ""));
@@ -87,17 +98,52 @@ CommandLine parse_command_line(int argc, char** argv) {
       else if (v == "never") cl.run.progress = ProgressMode::never;
       else throw UsageError("--progress takes auto, always or never, not '" + v + "'");
     } else if (a == "--quiet" || a == "-q") cl.quiet = true;
+    else if (a == "--voxels" && cl.command == "mesh") cl.voxel_file = value(a);
+    else if (a == "--find-iolets" && cl.command == "mesh") cl.find_iolets = true;
+    else if (a == "--unit" && cl.command == "mesh") cl.unit = value(a);
+    else if (cl.command == "stl-pipe" && (a == "--radius" || a == "--length" || a == "--segments")) {
+      const std::string v = value(a);
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(x > 0)) throw UsageError(str(a, " takes a positive number, not '", v, "'"));
+      if (a == "--radius") cl.pipe_radius = x;
+      else if (a == "--length") cl.pipe_length = x;
+      else cl.pipe_segments = static_cast<int>(x);
+    } else if (cl.command == "stl-pipe" && (a == "--axis" || a == "--center")) {
+      const std::string v = value(a);
+      std::vector<double> xyz;
+      std::size_t at = 0;
+      while (at <= v.size()) {
+        const std::size_t comma = v.find(',', at);
+        const std::string part = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        char* end = nullptr;
+        xyz.push_back(std::strtod(part.c_str(), &end));
+        if (part.empty() || *end != '\0') throw UsageError(str(a, " takes three numbers X,Y,Z, not '", v, "'"));
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+      }
+      if (xyz.size() != 3) throw UsageError(str(a, " takes three numbers X,Y,Z, not '", v, "'"));
+      (a == "--axis" ? cl.pipe_axis : cl.pipe_center) = xyz;
+    } else if (a == "--open" && cl.command == "stl-pipe") cl.pipe_open = true;
     else if (a == "--keys" && cl.command == "info") cl.keys = true;
     else if (a == "--markdown" && cl.command == "info") cl.markdown = true;
     else if (a.rfind("-", 0) == 0) {
-      const std::vector<std::string> known{"--set", "--steps", "--backend", "--output", "--progress", "--quiet", "--keys", "--markdown"};
+      const std::vector<std::string> known{"--set",     "--steps",  "--backend",     "--output", "--progress",
+                                           "--quiet",   "--keys",   "--markdown",    "--voxels", "--find-iolets",
+                                           "--unit",    "--radius", "--length",      "--axis",   "--center",
+                                           "--segments", "--open"};
       const std::string hint = closest_match(a, known);
       throw UsageError(str("unknown option '", a, "'", hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
-    } else if (cl.command != "info" && cl.run.case_path.empty()) cl.run.case_path = a;
+    } else if (cl.command != "info" && cl.command != "stl-pipe" && cl.run.case_path.empty()) cl.run.case_path = a;
     else throw UsageError(str("unexpected argument '", a, "'"));
   }
   if ((cl.command == "run" || cl.command == "check") && cl.run.case_path.empty())
     throw UsageError(str("'hemoflow ", cl.command, "' needs a case file: hemoflow ", cl.command, " CASE.toml"));
+  if (cl.command == "mesh" && cl.run.case_path.empty())
+    throw UsageError("'hemoflow mesh' needs a case file or an STL file");
+  if (cl.command == "stl-pipe") cl.stl_output = cl.run.output_dir;
+  if (cl.command == "stl-pipe" && (cl.stl_output.empty() || !(cl.pipe_radius > 0) || !(cl.pipe_length > 0)))
+    throw UsageError("'hemoflow stl-pipe' needs --output FILE.stl, --radius R and --length L");
   return cl;
 }
 

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -11,6 +12,9 @@
 #include "core/common/version.hpp"
 #include "core/common/text.hpp"
 #include "core/exec/cuda_runtime.hpp"
+#include "core/geometry/stl.hpp"
+#include "core/geometry/surface.hpp"
+#include "core/geometry/voxel_file.hpp"
 #include "core/sim/case_schema.hpp"
 #include "core/sim/simulation.hpp"
 
@@ -79,6 +83,61 @@ int command_check(const CommandLine& cl) {
                 cl.run.case_path.c_str(), static_cast<unsigned long long>(summary.fluid_nodes),
                 static_cast<long long>(summary.steps_requested), summary.tau, summary.mach, summary.reynolds,
                 fmt_bytes(bytes_per_node * double(summary.fluid_nodes)).c_str());
+  });
+}
+
+int command_mesh(const CommandLine& cl) {
+  RunSummary summary;
+  return guarded(summary, [&] {
+    const std::string& path = cl.run.case_path;
+    if (!std::filesystem::exists(path)) throw InputError(str("cannot open '", path, "': no such file"));
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool is_stl = std::filesystem::path(path).extension() == ".stl" || std::filesystem::path(path).extension() == ".STL";
+    if (is_stl) {
+      if (!cl.find_iolets)
+        throw InputError(str("'hemoflow mesh ", path, "': an STL file takes --find-iolets; to voxelize, give a case "
+                             "file whose [geometry] has shape = \"stl\""));
+      const geometry::TriangleMesh surface = geometry::read_stl(path, geometry::length_unit_from_string(cl.unit));
+      const auto ends = geometry::find_open_ends(surface);
+      if (ends.empty())
+        throw InputError(str(path, ": the surface is closed (no open ends to fit iolet planes to); use the open "
+                             "version of the surface"));
+      std::printf("# %zu open ends of %s (%s)\n%s", ends.size(), path.c_str(), surface.description.c_str(),
+                  geometry::open_ends_toml(ends).c_str());
+      return;
+    }
+    RunOptions options = cl.run;
+    // The file keeps the solid fractions; a case that loads it chooses whether to use them.
+    options.overrides.push_back("geometry.solid_fraction=true");
+    Simulation sim(options, summary, Simulation::Stop::after_geometry);
+    const geometry::VoxelGrid& v = sim.voxels();
+    std::int64_t fluid = 0, partial = 0;
+    for (std::size_t i = 0; i < v.fluid.size(); ++i) {
+      fluid += v.fluid[i];
+      partial += !v.solid_fraction.empty() && v.fluid[i] && v.solid_fraction[i] > 0.0f;
+    }
+    std::string out = cl.voxel_file;
+    if (out.empty()) out = (std::filesystem::path(path).parent_path() / std::filesystem::path(path).stem()).string() + ".voxels.h5";
+    geometry::write_voxel_file(out, v);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%s: %d x %d x %d voxels of dx = %s m; %lld stored (P < 1), of which %lld partial (0 < P < 1); "
+                "%.1f s\nwrote %s\nuse it with: [geometry] shape = \"voxels\", file = \"%s\"\n",
+                v.description.c_str(), v.dims[0], v.dims[1], v.dims[2], fmt_g(v.dx).c_str(),
+                static_cast<long long>(fluid), static_cast<long long>(partial), seconds, out.c_str(), out.c_str());
+  });
+}
+
+int command_stl_pipe(const CommandLine& cl) {
+  RunSummary summary;
+  return guarded(summary, [&] {
+    const geometry::Point c{cl.pipe_center[0], cl.pipe_center[1], cl.pipe_center[2]};
+    const geometry::Point a{cl.pipe_axis[0], cl.pipe_axis[1], cl.pipe_axis[2]};
+    if (!(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] > 0)) throw InputError("--axis must not be the zero vector");
+    if (cl.pipe_segments < 8) throw InputError("--segments must be at least 8");
+    const geometry::TriangleMesh pipe =
+        geometry::make_pipe_surface(c, a, cl.pipe_radius, cl.pipe_length, cl.pipe_segments, !cl.pipe_open);
+    geometry::write_stl_binary(cl.stl_output, pipe);
+    std::printf("wrote %s: %zu triangles (%s)\n", cl.stl_output.c_str(), pipe.size(), cl.pipe_open ? "open ends" : "closed");
   });
 }
 

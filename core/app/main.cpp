@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
     }
     if (cl.command == "run") return app::command_run(cl);
     if (cl.command == "check") return app::command_check(cl);
+    if (cl.command == "mesh") return app::command_mesh(cl);
+    if (cl.command == "stl-pipe") return app::command_stl_pipe(cl);
     return app::command_info(cl);
   } catch (const app::UsageError& e) {
     std::fprintf(stderr, "error: %s\n\n%s", e.what(), app::usage_text());

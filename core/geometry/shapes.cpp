@@ -4,20 +4,36 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "core/common/error.hpp"
 #include "core/common/log.hpp"
 #include "core/common/text.hpp"
+#include "core/geometry/stl.hpp"
+#include "core/geometry/surface.hpp"
+#include "core/geometry/voxel_file.hpp"
+#include "core/geometry/voxelize.hpp"
 
 namespace hemo::geometry {
 
 void declare_schema(config::Schema& schema) {
   schema.section("geometry", "core", "Analytic shape of the fluid domain (lengths in m)")
-      .string("shape", "Domain shape: 'box' (a channel or cavity), 'pipe' (a circular cylinder) or 'tree' (a bifurcating vessel tree)")
-      .choices({"box", "pipe", "tree"})
+      .string("shape", "Domain shape: 'box' (a channel or cavity), 'pipe' (a circular cylinder), 'tree' (a bifurcating "
+                       "vessel tree), 'stl' (a closed surface from an STL file) or 'voxels' (a voxel file written by "
+                       "'hemoflow mesh')")
+      .choices({"box", "pipe", "tree", "stl", "voxels"})
       .required()
+      .string("file", "stl, voxels: the file, relative to the case file; a leading $HEMO_DATA_DIR/ is replaced by "
+                      "that environment variable")
+      .string("unit", "stl: length unit of the file's coordinates")
+      .choices({"m", "mm", "um"})
+      .default_value(std::string("m"))
+      .boolean("solid_fraction", "pipe, tree, stl, voxels: keep each wall cell's solid fraction P (for lb_vlbm); false: a cell "
+                                 "is fluid when its centre is inside (a staircase for halfway bounce-back)")
+      .default_value(false)
       .reals("size", "m", "box: edge lengths [x, y, z]", 3)
       .greater_than(0.0)
       .reals("origin", "m", "box: position of the corner with the smallest coordinates", 3)
@@ -47,11 +63,11 @@ void declare_schema(config::Schema& schema) {
       .at_most(1.0)
       .default_value(0.8)
       .integer("subsamples", "1",
-               "pipe: sample points per voxel edge for the solid fraction P of cells cut by the wall (VLBM paper "
-               "sec. 2.2 uses 8); 0 = none (every voxel fluid or solid by its centre)")
-      .at_least(0)
+               "pipe, tree, stl: with solid_fraction, sample points per voxel edge for P of the cells the wall cuts "
+               "(the VLBM paper, sec. 2.2, uses 8)")
+      .at_least(1)
       .at_most(32)
-      .default_value(std::int64_t{0});
+      .default_value(std::int64_t{8});
   schema.table_array("geometry.obstacle", "core", "Solid obstacles cut out of the domain")
       .string("shape", "Obstacle shape")
       .choices({"sphere"})
@@ -99,12 +115,19 @@ int voxels_along(const config::Config& g, std::string_view key, double length, d
 void refuse_keys_of_other_shape(const config::Config& g, const std::string& shape) {
   // Which keys each shape reads; anything else given is a mistake worth reporting.
   const std::vector<std::string> all{"size", "origin", "radius", "length", "axis", "center", "levels",
-                                     "branching_angle", "radius_ratio", "length_ratio", "subsamples"};
+                                     "branching_angle", "radius_ratio", "length_ratio", "file", "unit",
+                                     "solid_fraction", "subsamples"};
   const std::vector<std::string> box{"size", "origin"};
-  const std::vector<std::string> pipe{"radius", "length", "axis", "center", "subsamples"};
+  const std::vector<std::string> pipe{"radius", "length", "axis", "center", "solid_fraction", "subsamples"};
+  const std::vector<std::string> stl{"file", "unit", "solid_fraction", "subsamples"};
+  const std::vector<std::string> voxels{"file", "solid_fraction"};
   const std::vector<std::string> tree{"radius", "length", "axis", "center", "levels", "branching_angle",
-                                      "radius_ratio", "length_ratio"};
-  const auto& allowed = shape == "box" ? box : (shape == "pipe" ? pipe : tree);
+                                      "radius_ratio", "length_ratio", "solid_fraction", "subsamples"};
+  const auto& allowed = shape == "box"    ? box
+                        : shape == "pipe" ? pipe
+                        : shape == "stl"  ? stl
+                        : shape == "voxels" ? voxels
+                                            : tree;
   for (const std::string& k : all)
     if (g.has(k) && std::find(allowed.begin(), allowed.end(), k) == allowed.end())
       g.fail(k, str("does not apply to shape = \"", shape, "\""));
@@ -167,7 +190,8 @@ VoxelGrid build_pipe(const config::Config& g, double dx, std::int64_t max_voxels
         const double r2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2] - along * along;
         if (std::fabs(along) < half_len && r2 < R2) v.fluid[v.index(i, j, k)] = 1;
       }
-  if (const int s = static_cast<int>(g.integer("subsamples"))) {
+  if (g.boolean("solid_fraction")) {
+    const int s = static_cast<int>(g.integer("subsamples"));
     // Solid fraction of the cells the wall cuts (VLBM paper, sec. 2.2): the share of s^3
     // sample points outside the cylinder. Only cells within a voxel diagonal of the wall
     // can be cut; the ends of the pipe are left as they are (a pipe ends at iolets or wraps
@@ -239,14 +263,64 @@ void cut_obstacles(const config::Config& g, VoxelGrid& v) {
   }
 }
 
+/// geometry.file, resolved against the case file and $HEMO_DATA_DIR.
+std::string geometry_file(const config::Config& g) {
+  if (!g.has("file")) g.fail("file", str("is required for shape = \"", g.string("shape"), "\""));
+  const std::string raw = g.string("file");
+  const std::string var = "$HEMO_DATA_DIR/";
+  std::string path;
+  if (raw.rfind(var, 0) == 0) {
+    const char* dir = std::getenv("HEMO_DATA_DIR");
+    if (!dir || !*dir) g.fail("file", "starts with $HEMO_DATA_DIR/ but the environment variable HEMO_DATA_DIR is not set");
+    path = (std::filesystem::path(dir) / raw.substr(var.size())).string();
+  } else {
+    path = g.file_path("file");
+  }
+  if (!std::filesystem::exists(path)) g.fail("file", str("'", path, "' does not exist"));
+  return path;
+}
+
+/// Without solid fractions a cell is fluid when its centre is inside: the staircase
+/// that halfway bounce-back (lb_bgk alone) expects.
+void keep_or_drop_solid_fraction(const config::Config& g, VoxelGrid& v) {
+  if (g.boolean("solid_fraction") || v.solid_fraction.empty()) return;
+  for (std::size_t i = 0; i < v.fluid.size(); ++i) v.fluid[i] = v.solid_fraction[i] < 0.5f;
+  v.solid_fraction.clear();
+}
+
+VoxelGrid build_from_stl(const config::Config& g, double dx, std::int64_t max_voxels) {
+  const TriangleMesh surface = read_stl(geometry_file(g), length_unit_from_string(g.string("unit")));
+  require_closed(surface);
+  VoxelizeOptions o;
+  o.dx = dx;
+  o.max_voxels = max_voxels;
+  // One sample at the centre when only the staircase is wanted.
+  o.subsamples = g.boolean("solid_fraction") ? static_cast<int>(g.integer("subsamples")) : 1;
+  VoxelGrid v = voxelize(surface, o);
+  keep_or_drop_solid_fraction(g, v);
+  return v;
+}
+
+VoxelGrid build_from_voxel_file(const config::Config& g, std::int64_t max_voxels, double dx) {
+  VoxelGrid v = read_voxel_file(geometry_file(g));
+  if (std::fabs(v.dx - dx) > 1e-9 * dx)
+    g.fail("file", str("was voxelized at dx = ", fmt_g(v.dx), " m but lattice.dx = ", fmt_g(dx),
+                       " m; set lattice.dx to match or run 'hemoflow mesh' again"));
+  check_voxel_budget(g, v.dims, max_voxels);
+  keep_or_drop_solid_fraction(g, v);
+  return v;
+}
+
 }  // namespace
 
 VoxelGrid build(const config::Config& g, double dx, std::int64_t max_voxels) {
   const std::string shape = g.string("shape");
   refuse_keys_of_other_shape(g, shape);
-  VoxelGrid v = shape == "box"    ? build_box(g, dx, max_voxels)
-                : shape == "pipe" ? build_pipe(g, dx, max_voxels)
-                                  : detail::build_vessel_tree(g, dx, max_voxels);
+  VoxelGrid v = shape == "box"      ? build_box(g, dx, max_voxels)
+                : shape == "pipe"   ? build_pipe(g, dx, max_voxels)
+                : shape == "stl"    ? build_from_stl(g, dx, max_voxels)
+                : shape == "voxels" ? build_from_voxel_file(g, max_voxels, dx)
+                                    : detail::build_vessel_tree(g, dx, max_voxels);
   cut_obstacles(g, v);
   if (v.fluid_count() == 0) g.fail("shape", "the geometry contains no fluid voxel");
   return v;

@@ -90,6 +90,7 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   voxels_ = geometry::build(config_.section("geometry"), units_.dx, max_voxels);
   log::info(str("geometry: ", voxels_.description, "; ", voxels_.dims[0], " x ", voxels_.dims[1], " x ",
                 voxels_.dims[2], " voxels of dx = ", fmt_g(units_.dx), " m"));
+  if (stop == Stop::after_geometry) return;
 
   // Plugins shape the mesh (periodic axes, boundary link classes) before it is built.
   mesh::MeshRequest request;
@@ -104,6 +105,9 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   summary_.voxels = static_cast<std::uint64_t>(mesh_.voxel_count());
   summary_.ordering = mesh::to_string(ordering);
   summary_.mesh_bytes = mesh_.bytes();
+  summary_.links = {{"wall", mesh_.wall_links}};
+  for (std::size_t c = 0; c < mesh_.links.class_names.size(); ++c)
+    summary_.links.emplace_back(mesh_.links.class_names[c], mesh_.links.count(static_cast<int>(c)));
   log::info("mesh: " + mesh_.describe());
   voxels_.fluid.clear();
   voxels_.fluid.shrink_to_fit();

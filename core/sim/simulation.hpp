@@ -34,11 +34,14 @@ struct RunOptions {
 
 class Simulation {
  public:
-  enum class Stop { after_mesh, full };
+  enum class Stop { after_geometry, after_mesh, full };
   /// Reads, validates and sets up the case. With Stop::after_mesh (hemoflow check) it
-  /// stops once the mesh exists: no fields are allocated and nothing runs.
+  /// stops once the mesh exists: no fields are allocated and nothing runs. With
+  /// Stop::after_geometry (hemoflow mesh) it stops once the voxels exist.
   Simulation(const RunOptions& options, RunSummary& summary, Stop stop = Stop::full);
   ~Simulation();
+  /// The voxelized geometry (after set-up; plugins may have cut iolets into it).
+  const geometry::VoxelGrid& voxels() const { return voxels_; }
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
 

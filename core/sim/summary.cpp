@@ -44,6 +44,9 @@ std::string RunSummary::to_json() const {
   j.key("population_checksum").value(population_checksum);
   if (failed_step >= 0) j.key("failed_step").value(failed_step);
   if (failed_node >= 0) j.key("failed_node").value(failed_node);
+  j.key("links").begin_object();
+  for (const auto& [name, n] : links) j.key(name).value(n);
+  j.end_object();
   j.key("phase_seconds").begin_object();
   for (const auto& [phase, s] : phase_seconds) j.key(phase).value(s);
   j.end_object();

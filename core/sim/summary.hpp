@@ -30,6 +30,8 @@ struct RunSummary {
   double mass_relative_drift = 0.0;
   double dx = 0.0, dt = 0.0, tau = 0.0, mach = 0.0, reynolds = 0.0;
   std::uint64_t mesh_bytes = 0, field_bytes = 0;
+  /// Links of the neighbour table by kind: "wall" (plain bounce-back) and each link class.
+  std::vector<std::pair<std::string, std::uint64_t>> links;
   std::uint64_t device_memory_bytes = 0;  // CUDA: measured drop in free memory; CPU: field bytes
   int cpu_threads = 0;
   std::string population_checksum;  // FNV-1a of the final populations, hex

@@ -201,10 +201,19 @@ std::int64_t cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels) {
         std::uint8_t& cell = voxels.fluid[static_cast<std::size_t>(voxels.index(i, j, k))];
         const auto p = voxels.centre(i, j, k);
         const double b = iolet.beyond(p);
-        if (cell && b > 0.0 && b < depth && iolet.radial(p) < iolet.radius) {
+        const double r = iolet.radial(p);
+        if (cell && b > 0.0 && b < depth && r < iolet.radius) {
           cell = 0;
           ++removed;
         }
+        // An iolet plane is not a wall. A surface closed by a flat cap at the plane gives
+        // the cells just inside it a solid fraction (VLBM) that would act as a partial wall
+        // across the inflow; on the disc, away from the vessel wall, the cap is the only
+        // reason for P > 0, so it is cleared there. Within a voxel of the rim the cap's and
+        // the wall's shares cannot be told apart and stay.
+        if (cell && !voxels.solid_fraction.empty() && b <= 0.0 && b > -0.8660254037844386 * voxels.dx &&
+            r < iolet.radius - voxels.dx)
+          voxels.solid_fraction[static_cast<std::size_t>(voxels.index(i, j, k))] = 0.0f;
       }
   return removed;
 }

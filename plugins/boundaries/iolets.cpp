@@ -182,9 +182,19 @@ void IoletRuntime<Real>::monitor(StepContext& ctx) {
   csv_.begin(ctx.step, ctx.time);
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     Device& d = device_[i];
-    // The mass through the iolet in one step is the sum of its link values (kernels.hpp).
-    exec::for_each(run_.space, {0, d.links}, Gather<Real>{d.scratch.data(), fields.get<Real>("link_value").data(), d.link.data()},
-                   "boundaries::gather");
+    // The mass through the iolet in one step is the sum of its link values (kernels.hpp),
+    // each weighted by the fluid share of its cell where lb_vlbm gives cells one.
+    if (fields.contains("fluid_share")) {
+      exec::for_each(run_.space, {0, d.links},
+                     GatherWeighted<Real>{d.scratch.data(), fields.get<Real>("link_value").data(), d.link.data(),
+                                          fields.get<std::uint32_t>("link_node").data(),
+                                          fields.get<Real>("fluid_share").data()},
+                     "boundaries::gather_weighted");
+    } else {
+      exec::for_each(run_.space, {0, d.links},
+                     Gather<Real>{d.scratch.data(), fields.get<Real>("link_value").data(), d.link.data()},
+                     "boundaries::gather");
+    }
     const double mass = exec::sum(run_.space, d.scratch.data(), d.links);
     exec::for_each(run_.space, {0, d.nodes}, Gather<Real>{d.scratch.data(), fields.get<Real>("density").data(), d.node.data()},
                    "boundaries::gather");

@@ -132,6 +132,19 @@ struct Gather {
   HEMO_HD void operator()(std::uint32_t i) const { out[i] = values[index[i]]; }
 };
 
+/// out[i] = values[index[i]] * weight[node[index[i]]]: an iolet's link values weighted by
+/// the fluid share 1 - P of the cells they enter (lb_vlbm's "fluid_share" field), so that
+/// their sum is the particle number that crosses the iolet.
+template <class Real>
+struct GatherWeighted {
+  Real* HEMO_RESTRICT out;
+  const Real* HEMO_RESTRICT values;
+  const std::uint32_t* HEMO_RESTRICT index;
+  const std::uint32_t* HEMO_RESTRICT node;
+  const Real* HEMO_RESTRICT weight;
+  HEMO_HD void operator()(std::uint32_t i) const { out[i] = values[index[i]] * weight[node[index[i]]]; }
+};
+
 /// Momentum that one bounce-back link gives the wall in one step (momentum exchange,
 /// A. Ladd, J. Fluid Mech. 271 (1994)): the population h*_o leaving node n towards the
 /// wall (direction o = opp(q)) comes back as h_q = h*_o + link_value, so the wall

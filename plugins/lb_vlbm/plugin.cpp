@@ -90,9 +90,13 @@ class VlbmIn final : public Vlbm {
     stride_ = m.stride;
     space_ = st.space;
     nodes_ = m.num_nodes;
-    std::vector<Real> share(m.num_nodes);
+    // 1 - P per node, as a field: the boundaries plugin weights an iolet's flow rate by it
+    // (a partial cell holds (1 - P) f particles), and outputs can show it.
+    std::vector<Real> share(m.stride, Real(0));
     for (std::uint32_t n = 0; n < m.num_nodes; ++n) share[n] = Real(1.0 - double(p.of_fluid({m.i[n], m.j[n], m.k[n]})));
-    dev(fluid_share_, share);
+    st.fields.declare_node_field<Real>("fluid_share", 1, "lb_vlbm", "1 - P: the fluid share of each cell (VLBM)")
+        .array()
+        .upload(share);
     scratch_ = exec::DeviceArray<Real>(st.space, m.num_nodes);
     check_every_ = st.check_every;
     csv_path_ = (std::filesystem::path(st.output_dir) / "vlbm.csv").string();
@@ -114,7 +118,8 @@ class VlbmIn final : public Vlbm {
   /// generalized streaming conserves where no iolet adds or removes mass.
   void monitor(StepContext& ctx) {
     if (ctx.step % check_every_ != 0) return;
-    CellParticles<Real> kernel{scratch_.data(), fluid_share_.data(), ctx.fields->get<Real>("f").data(), stride_};
+    CellParticles<Real> kernel{scratch_.data(), ctx.fields->get<Real>("fluid_share").data(),
+                               ctx.fields->get<Real>("f").data(), stride_};
     exec::for_each(space_, {0, nodes_}, kernel, "lb_vlbm::cell_particles");
     const double total = exec::sum(space_, scratch_.data(), nodes_);
     if (!csv_) {
@@ -127,7 +132,7 @@ class VlbmIn final : public Vlbm {
 
   exec::DeviceArray<std::uint32_t> link_, from_, to_;
   exec::DeviceArray<std::uint8_t> direction_;
-  exec::DeviceArray<Real> keep_, fluid_share_, scratch_;
+  exec::DeviceArray<Real> keep_, scratch_;
   std::uint32_t count_ = 0, stride_ = 0, nodes_ = 0;
   exec::Space space_ = exec::Space::host;
   std::int64_t check_every_ = 100;

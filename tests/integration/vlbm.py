@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The lb_vlbm plugin (VLBM paper, seeds/000, eqs. 3-6) on a pipe whose wall cells carry
-their solid fraction P (geometry.subsamples = 8, the paper's 8^3 samples).
+their solid fraction P (geometry.solid_fraction = true, 8^3 samples as in the paper).
 
 1. Mass: in a closed pipe (no periodic axis, no iolets, no force) the particle number
    sum (1 - P) sum_q f (vlbm.csv) is what the generalized streaming conserves; in fp64 it
@@ -22,7 +22,7 @@ from common import arguments, check, run_hemoflow
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "analysis"))
 import poiseuille  # noqa: E402
 
-VLBM = ["--set", "geometry.subsamples=8", "--set", 'run.plugins=["lb_bgk","lb_vlbm","boundaries"]',
+VLBM = ["--set", "geometry.solid_fraction=true", "--set", 'run.plugins=["lb_bgk","lb_vlbm","boundaries"]',
         "--set", "output.probe=[]"]
 
 

@@ -30,14 +30,20 @@ import hemo_output  # noqa: E402
 def analyse(out_dir):
     case = hemo_output.case(out_dir)
     geo, fluid = case["geometry"], case.get("fluid", {})
-    R, L = geo["radius"], geo["length"]
-    axis = np.array(geo.get("axis", [1.0, 0.0, 0.0]), float)
-    axis /= np.linalg.norm(axis)
-    centre = np.array(geo.get("center", [0.0, 0.0, 0.0]), float)
+    iolets = case["boundaries"]["iolet"]
+    if geo["shape"] == "pipe":
+        R, L = geo["radius"], geo["length"]
+        axis = np.array(geo.get("axis", [1.0, 0.0, 0.0]), float)
+        axis /= np.linalg.norm(axis)
+        centre = np.array(geo.get("center", [0.0, 0.0, 0.0]), float)
+    else:
+        # A pipe from a surface (STL or voxel file): its axis runs between the two iolets.
+        a, b = (np.array(i["center"], float) for i in iolets[:2])
+        axis = (b - a) / np.linalg.norm(b - a)
+        centre, L, R = 0.5 * (a + b), float(np.linalg.norm(b - a)), iolets[0]["radius"]
     rho0, nu = fluid.get("density", 1060.0), fluid.get("viscosity", 3.3e-6)
     mu = rho0 * nu
     dx = case["lattice"]["dx"]
-    iolets = case["boundaries"]["iolet"]
     pressures = [i for i in iolets if i["condition"] == "pressure"]
     velocities = [i for i in iolets if i["condition"] == "velocity"]
     if velocities:
