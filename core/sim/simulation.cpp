@@ -1,5 +1,7 @@
 #include "core/sim/simulation.hpp"
 
+#include <unistd.h>
+
 #include <omp.h>
 
 #include <chrono>
@@ -34,9 +36,16 @@ std::string cpu_model() {
   return "unknown CPU";
 }
 
-/// A run never allocates a voxel map larger than this (the map takes 1 byte per voxel,
-/// the mesh build 4 more); beyond it, a coarser dx or a later sparse geometry is needed.
-constexpr std::int64_t max_voxels = std::int64_t(1) << 31;
+/// A run never allocates a voxel map larger than 2^31 voxels (32-bit voxel indices in the
+/// mesh build), nor one that does not fit in the memory available now: a voxel takes
+/// 1 byte of fluid flag, 4 of solid fraction (STL, VLBM) and 4 of the mesh build's
+/// voxel -> node map. Beyond it, a coarser dx is needed; the geometry says which.
+std::int64_t voxel_limit() {
+  constexpr std::int64_t index_limit = std::int64_t(1) << 31;
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return index_limit;
+  return std::min(index_limit, std::int64_t(pages) * std::int64_t(page) / 9);
+}
 
 /// A new run replaces what an earlier run wrote into the same folder (its snapshots,
 /// probes and summary), so files of two runs never mix; anything else is left alone.
@@ -87,7 +96,7 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   summary_.dt = units_.dt;
   summary_.tau = units_.tau;
 
-  voxels_ = geometry::build(config_.section("geometry"), units_.dx, max_voxels);
+  voxels_ = geometry::build(config_.section("geometry"), units_.dx, voxel_limit());
   log::info(str("geometry: ", voxels_.description, "; ", voxels_.dims[0], " x ", voxels_.dims[1], " x ",
                 voxels_.dims[2], " voxels of dx = ", fmt_g(units_.dx), " m"));
   if (stop == Stop::after_geometry) return;

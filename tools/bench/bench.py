@@ -310,6 +310,9 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu):
         L += ["", f"CPU: {cpu[0]['device']}. The CPU kernel is the same functor compiled for the host: scalar, "
               "not vectorised across nodes, so it is bound by arithmetic, not by memory (a fraction of the copy "
               "bandwidth well under 50%). CPU runs use a coarser dx (fewer nodes), so they finish in seconds.", ""]
+    L += ["## VLBM against BGK", "",
+          "`tools/bench/vlbm.py` measures lb_vlbm against lb_bgk alone on the vessel tree and the patient aorta: "
+          "see [performance-vlbm.md](performance-vlbm.md).", ""]
     L += ["## Reproduce", "",
           "On a machine with the GPU (or, without one, `--backend cpu`):", "",
           "```sh", "tools/build                  # Release, CUDA for sm_90", "tools/bench/run              # this page and docs/performance.json",
