@@ -331,17 +331,19 @@ SurfaceCheck check_surface(const TriangleMesh& mesh) {
   SurfaceCheck check;
   check.boundary_edges = census.boundary.size();
   check.non_manifold_edges = census.non_manifold;
-  // Examples spread over the surface (a twentieth of its size apart), so that several
-  // holes are shown rather than five neighbouring edges of one.
+  // Examples spread over the surface, so that several holes are shown rather than five
+  // neighbouring edges of one: first at least a quarter of the surface's size apart,
+  // then a twentieth, then any other.
   const auto b = mesh.bounds();
   const Point diag = b[1] - b[0];
-  const double spread = 0.05 * std::sqrt(dot(diag, diag));
-  for (int pass = 0; pass < 2; ++pass)
+  const double size = std::sqrt(dot(diag, diag));
+  for (const double spread : {0.25 * size, 0.05 * size, 0.0})
     for (EdgeKey e : census.boundary) {
       if (check.hole_examples.size() == 5) break;
-      const Point mid = 0.5 * (mesh.vertices[edge_lo(e)] + mesh.vertices[edge_hi(e)]);
+      // Halves first: the sum of two coordinates near the largest double would overflow.
+      const Point mid = 0.5 * mesh.vertices[edge_lo(e)] + 0.5 * mesh.vertices[edge_hi(e)];
       const bool far = std::all_of(check.hole_examples.begin(), check.hole_examples.end(), [&](const Point& q) {
-        return std::sqrt(dot(mid - q, mid - q)) > (pass == 0 ? spread : 0.0);
+        return std::sqrt(dot(mid - q, mid - q)) > spread;
       });
       if (far) check.hole_examples.push_back(mid);
     }
@@ -358,7 +360,7 @@ void require_closed(const TriangleMesh& mesh) {
                        check.non_manifold_edges > 0 ? str(", and ", check.non_manifold_edges, " non-manifold edges")
                                                     : std::string(),
                        "; for example", places,
-                       "\nClose the holes, or cut the open vessel ends flat and declare them as iolets."));
+                       "\nClose the holes: open vessel ends need flat caps, on which the iolets are placed."));
 }
 
 std::vector<OpenEnd> find_open_ends(const TriangleMesh& mesh) {

@@ -2,8 +2,9 @@
 """Writes the seed inputs of the STL fuzzer into corpus/ (each well under 2 KB).
 
 Seeds cover both formats and the branches between them: a valid binary file, the same
-with a header starting with "solid", a valid ASCII file with two solids, and a truncated
-binary file. Inputs found by the fuzzer are added to corpus/ beside them by hand.
+with a header starting with "solid", a valid ASCII file with two solids, a truncated
+binary file, and an ASCII file with coordinates near the largest double. Inputs found by
+the fuzzer are added to corpus/ beside them by hand.
 """
 import pathlib
 import struct
@@ -46,6 +47,10 @@ def main() -> None:
         "seed_binary_solid_header.stl": binary_stl(b"solid but binary"),
         "seed_ascii_tetra.stl": ascii_stl(),
         "seed_binary_truncated.stl": binary_stl(b"hemoflow fuzz seed")[:150],
+        # Coordinates near the largest double: products and sums in the surface checks overflow.
+        "seed_ascii_huge_coordinates.stl": (
+            b"solid huge\nfacet normal 0 0 1\nouter loop\nvertex 1.7e308 0 0\n"
+            b"vertex 1.7e308 -1.7e308 0\nvertex -1.7e308 1.7e308 1e308\nendloop\nendfacet\nendsolid huge\n"),
     }
     for name, data in seeds.items():
         assert len(data) < 2048, name

@@ -45,13 +45,22 @@ void check_mesh(const hemo::geometry::TriangleMesh& mesh) {
   }
 }
 
+struct ScratchFile {
+  std::string path =
+      (std::filesystem::temp_directory_path() / ("hemo_stl_fuzz_" + std::to_string(::getpid()) + ".stl")).string();
+  ~ScratchFile() {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  // read_stl takes a path: one scratch file per process, so parallel fuzzing jobs
-  // (-jobs=N) do not overwrite each other's input.
-  static const std::string path =
-      (std::filesystem::temp_directory_path() / ("hemo_stl_fuzz_" + std::to_string(::getpid()) + ".stl")).string();
+  // read_stl takes a path: one scratch file per process, so that parallel fuzzing jobs
+  // (-jobs=N) do not overwrite each other's input; removed when the process exits.
+  static const ScratchFile scratch;
+  const std::string& path = scratch.path;
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

@@ -23,11 +23,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A fresh directory per test process, so parallel ctest runs do not collide.
+/// A directory of this test process's own, so that parallel ctest runs do not collide;
+/// removed when the process exits.
+struct ScratchDir {
+  fs::path path = fs::temp_directory_path() / ("hemo_test_stl_" + std::to_string(::getpid()));
+  ScratchDir() { fs::create_directories(path); }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
 fs::path scratch() {
-  const fs::path dir = fs::temp_directory_path() / ("hemo_test_stl_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
+  static const ScratchDir dir;
+  return dir.path;
 }
 
 std::string write_file(const std::string& name, const std::string& bytes) {
@@ -227,6 +236,11 @@ TEST_CASE("STL: every bad file is an InputError that says what is wrong") {
     CHECK(contains(msg, path));
     CHECK(contains(msg, "empty file (0 bytes)"));
   }
+  SUBCASE("missing file or a directory") {
+    const std::string missing = (scratch() / "no_such_file.stl").string();
+    CHECK(contains(read_error(missing), missing + ": cannot open STL file"));
+    CHECK(contains(read_error(scratch().string()), "is a directory"));
+  }
   SUBCASE("shorter than a binary header and not ASCII") {
     CHECK(contains(read_error(write_file("short.stl", "hello world")),
                    "file of 11 bytes is neither binary STL (at least 84 bytes) nor ASCII STL"));
@@ -386,6 +400,18 @@ TEST_CASE("surface: require_closed names the hole edges and where they are") {
     CHECK(contains(msg, ") mm = ("));
     CHECK(contains(msg, ") m"));
   }
+}
+
+TEST_CASE("surface: hole examples stay finite for coordinates near the largest double") {
+  TriangleMesh m;
+  m.vertices = {{1.7e308, 0, 0}, {1.7e308, 1.0, 0}, {0, 0, -1.7e308}};
+  m.triangles = {{0, 1, 2}};
+  m.description = "huge triangle";
+  const SurfaceCheck s = check_surface(m);
+  CHECK(s.boundary_edges == 3);
+  REQUIRE(s.hole_examples.size() == 3);
+  for (const Point& p : s.hole_examples)
+    for (double x : p) CHECK(std::isfinite(x));
 }
 
 TEST_CASE("surface: open_ends_toml gives one iolet table per end") {
