@@ -201,8 +201,13 @@ std::int64_t cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels) {
         std::uint8_t& cell = voxels.fluid[static_cast<std::size_t>(voxels.index(i, j, k))];
         const auto p = voxels.centre(i, j, k);
         const double b = iolet.beyond(p);
+        // Within the disc, and, where cells carry solid fractions, within two spacings of
+        // its rim: the partial cells of a vessel wall that runs on past the plane would
+        // otherwise stay behind it as a thin shell of fluid fed only through the wall
+        // cells (lb_vlbm diverged there).
         const double r = iolet.radial(p);
-        if (cell && b > 0.0 && b < depth && r < iolet.radius) {
+        const double rim = voxels.solid_fraction.empty() ? 0.0 : 2.0 * voxels.dx;
+        if (cell && b > 0.0 && b < depth && r < iolet.radius + rim) {
           cell = 0;
           ++removed;
         }
