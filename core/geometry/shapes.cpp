@@ -263,7 +263,8 @@ void cut_obstacles(const config::Config& g, VoxelGrid& v) {
   }
 }
 
-/// geometry.file, resolved against the case file and $HEMO_DATA_DIR.
+}  // namespace
+
 std::string geometry_file(const config::Config& g) {
   if (!g.has("file")) g.fail("file", str("is required for shape = \"", g.string("shape"), "\""));
   const std::string raw = g.string("file");
@@ -279,6 +280,8 @@ std::string geometry_file(const config::Config& g) {
   if (!std::filesystem::exists(path)) g.fail("file", str("'", path, "' does not exist"));
   return path;
 }
+
+namespace {
 
 /// Without solid fractions a cell is fluid when its centre is inside: the staircase
 /// that halfway bounce-back (lb_bgk alone) expects.

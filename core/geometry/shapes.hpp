@@ -14,4 +14,8 @@ void declare_schema(config::Schema& schema);
 /// no fluid, fewer than 2 voxels across, or more voxels than `max_voxels`.
 VoxelGrid build(const config::Config& geometry_section, double dx, std::int64_t max_voxels);
 
+/// geometry.file of an "stl" or "voxels" shape, resolved against the case file and a
+/// leading $HEMO_DATA_DIR/; InputError when it is missing.
+std::string geometry_file(const config::Config& geometry_section);
+
 }  // namespace hemo::geometry

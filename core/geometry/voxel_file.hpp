@@ -8,8 +8,11 @@
 //   attributes of /:  format_version (int32, 1), dims (int32[3], nx ny nz),
 //                     origin (float64[3], m), dx (float64, m),
 //                     characteristic_length (float64, m), description (string)
+//   /signed_distance  float32 (nz, ny, nx), optional (hemoflow mesh writes it for an STL):
+//                     m, + inside, - outside, clamped to +-band beyond a band of the wall
 // The fluid flags are not stored: a voxel is fluid iff P < 1.
 #include <string>
+#include <vector>
 
 #include "core/geometry/voxel_grid.hpp"
 
@@ -18,7 +21,10 @@ namespace hemo::geometry {
 /// Writes `grid` to `path` (through path + ".tmp" and a rename, so a crash never leaves
 /// a half-written file under the name). An empty solid_fraction is written as 0 for
 /// fluid and 1 for solid. std::runtime_error when writing fails.
-void write_voxel_file(const std::string& path, const VoxelGrid& grid);
+/// With `signed_distance` (one value per voxel, m, + inside; voxelize.hpp), also writes
+/// it as /signed_distance (float32, same shape), for inspection.
+void write_voxel_file(const std::string& path, const VoxelGrid& grid,
+                      const std::vector<float>* signed_distance = nullptr);
 
 /// Reads a file written by write_voxel_file and rebuilds fluid from P < 1. InputError
 /// naming the file and the problem: not there, not HDF5, a missing or malformed dataset

@@ -5,7 +5,8 @@ tilted off the lattice axes (axis (1, 0.1, 0.05)):
 1. `hemoflow mesh OPEN.stl --find-iolets` finds the two open ends: centres at +-L/2 on
    the axis, outward normals +-axis, and the radius of the 64-gon's area,
    r sqrt(n sin(2 pi / n) / (2 pi)), all to 1e-6 relative.
-2. `hemoflow mesh CASE.toml` writes the voxel file; a run that loads it
+2. `hemoflow mesh CASE.toml` writes the voxel file, with the signed distance whose sign
+   agrees with P in every cell that is wholly fluid or solid; a run that loads it
    (geometry.shape = "voxels") gives bitwise the same populations as a run that
    voxelizes the STL itself.
 3. A dx that would need more voxels than allowed is refused (exit 2) before allocating,
@@ -60,6 +61,15 @@ def main():
     run_hemoflow(a.hemoflow, ["run", a.case, "--quiet", "--output", direct, "--set", f'geometry.file="{closed}"', *common])
     run_hemoflow(a.hemoflow, ["run", a.case, "--quiet", "--output", loaded, "--set", 'geometry.shape="voxels"',
                               "--set", f'geometry.file="{voxels}"', *common])
+    import h5py
+    import numpy as np
+
+    with h5py.File(voxels) as f:
+        P, d = f["solid_fraction"][...], f["signed_distance"][...]
+    agree = bool(np.all(d[P == 0] > 0) and np.all(d[P == 1] <= 0))
+    ok &= check(agree and float(np.abs(d).max()) <= 2e-3 * (1 + 1e-6),
+                f"voxel file: /signed_distance positive in every fluid cell, not positive in every solid one, "
+                f"clamped at 2 dx (largest |d| {float(np.abs(d).max()):.3g} m)")
     sd, sl = summary(direct), summary(loaded)
     ok &= check(sl.get("status") == "ok" and sd["population_checksum"] == sl["population_checksum"],
                 f"voxel file run: {sl.get('status')}, checksum {sl.get('population_checksum')} "
