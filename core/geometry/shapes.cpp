@@ -191,48 +191,21 @@ VoxelGrid build_pipe(const config::Config& g, double dx, std::int64_t max_voxels
         if (std::fabs(along) < half_len && r2 < R2) v.fluid[v.index(i, j, k)] = 1;
       }
   if (g.boolean("solid_fraction")) {
-    const int s = static_cast<int>(g.integer("subsamples"));
-    // Solid fraction of the cells the wall cuts (VLBM paper, sec. 2.2): the share of s^3
-    // sample points outside the cylinder. Only cells within a voxel diagonal of the wall
-    // can be cut; the ends of the pipe are left as they are (a pipe ends at iolets or wraps
-    // around a periodic axis).
-    v.solid_fraction.assign(v.fluid.size(), 0.0f);
+    // The ends of the pipe are left as the centres decide (a pipe ends at iolets or wraps
+    // around a periodic axis); only the cylinder wall is sampled.
     const double reach = 0.8660254037844386 * dx;  // half a voxel diagonal
-#pragma omp parallel for schedule(static)
-    for (int k = 0; k < v.dims[2]; ++k)
-      for (int j = 0; j < v.dims[1]; ++j)
-        for (int i = 0; i < v.dims[0]; ++i) {
-          const Vec c = v.centre(i, j, k);
-          auto radial = [&](const Vec& x, double& along) {
-            const Vec p{x[0] - centre[0], x[1] - centre[1], x[2] - centre[2]};
-            along = p[0] * a[0] + p[1] * a[1] + p[2] * a[2];
-            return std::sqrt(std::max(0.0, p[0] * p[0] + p[1] * p[1] + p[2] * p[2] - along * along));
-          };
-          double along = 0.0;
-          const double r = radial(c, along);
-          const std::int64_t id = v.index(i, j, k);
-          if (std::fabs(along) >= half_len) {
-            v.solid_fraction[id] = 1.0f;
-            continue;
-          }
-          if (r > R + reach) {
-            v.solid_fraction[id] = 1.0f;
-            continue;
-          }
-          if (r < R - reach) continue;
-          int outside = 0;
-          for (int sz = 0; sz < s; ++sz)
-            for (int sy = 0; sy < s; ++sy)
-              for (int sx = 0; sx < s; ++sx) {
-                const Vec x{c[0] + ((sx + 0.5) / s - 0.5) * dx, c[1] + ((sy + 0.5) / s - 0.5) * dx,
-                            c[2] + ((sz + 0.5) / s - 0.5) * dx};
-                double al = 0.0;
-                outside += radial(x, al) >= R;
-              }
-          const float P = float(outside) / float(s * s * s);
-          v.solid_fraction[id] = P;
-          v.fluid[id] = P < 1.0f;
-        }
+    auto along_radial = [&](const Vec& x) {
+      const Vec p{x[0] - centre[0], x[1] - centre[1], x[2] - centre[2]};
+      const double along = p[0] * a[0] + p[1] * a[1] + p[2] * a[2];
+      return std::array<double, 2>{along, std::sqrt(std::max(0.0, p[0] * p[0] + p[1] * p[1] + p[2] * p[2] - along * along))};
+    };
+    auto inside = [&](const Vec& x) { return along_radial(x)[1] < R; };
+    detail::sample_solid_fraction(v, static_cast<int>(g.integer("subsamples")),
+                                  [&](const Vec& c) -> std::optional<decltype(inside)> {
+                                    const auto [along, r] = along_radial(c);
+                                    if (std::fabs(along) >= half_len || std::fabs(r - R) >= reach) return std::nullopt;
+                                    return inside;
+                                  });
   }
   v.characteristic_length = 2.0 * R;
   v.description = str("pipe R = ", fmt_g(R), " m, L = ", fmt_g(L), " m along (", fmt_g(a[0], 4), ", ",

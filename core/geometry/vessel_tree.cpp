@@ -57,44 +57,25 @@ double capsule_distance(const Vessel& v, const Vec& x) {
   return std::sqrt(dot(off, off));
 }
 
-/// Solid fraction P of the cells the vessel walls cut (VLBM paper, sec. 2.2): the share
-/// of s^3 sample points outside every capsule. Only cells within half a voxel diagonal of
-/// some wall can be cut; each samples just the vessels that come that close.
+/// Solid fraction P of the cells the vessel walls cut (builders.hpp): a cell within half
+/// a voxel diagonal of some wall samples the vessels that come that close to it.
 void fill_solid_fraction(VoxelGrid& grid, const std::vector<Vessel>& vessels, int s) {
-  const double dx = grid.dx, reach = 0.8660254037844386 * dx;
-  grid.solid_fraction.assign(grid.fluid.size(), 0.0f);
-  for (std::size_t i = 0; i < grid.fluid.size(); ++i) grid.solid_fraction[i] = grid.fluid[i] ? 0.0f : 1.0f;
-  const long long nz = grid.dims[2];
-#pragma omp parallel for schedule(dynamic, 1)
-  for (long long k = 0; k < nz; ++k) {
+  const double reach = 0.8660254037844386 * grid.dx;
+  sample_solid_fraction(grid, s, [&](const Vec& c) {
     std::vector<const Vessel*> near;
-    for (int j = 0; j < grid.dims[1]; ++j)
-      for (int i = 0; i < grid.dims[0]; ++i) {
-        const Vec c = grid.centre(i, j, int(k));
-        near.clear();
-        bool cut = false;
-        for (const Vessel& v : vessels) {
-          const double d = capsule_distance(v, c);
-          if (d < v.radius + reach) near.push_back(&v);
-          cut |= std::fabs(d - v.radius) < reach;
-        }
-        if (!cut) continue;
-        int outside = 0;
-        for (int sz = 0; sz < s; ++sz)
-          for (int sy = 0; sy < s; ++sy)
-            for (int sx = 0; sx < s; ++sx) {
-              const Vec x{c[0] + ((sx + 0.5) / s - 0.5) * dx, c[1] + ((sy + 0.5) / s - 0.5) * dx,
-                          c[2] + ((sz + 0.5) / s - 0.5) * dx};
-              bool in = false;
-              for (const Vessel* v : near) in = in || capsule_distance(*v, x) < v->radius;
-              outside += !in;
-            }
-        const float P = float(outside) / float(s * s * s);
-        const std::int64_t id = grid.index(i, j, int(k));
-        grid.solid_fraction[id] = P;
-        grid.fluid[id] = P < 1.0f;
-      }
-  }
+    bool cut = false;
+    for (const Vessel& v : vessels) {
+      const double d = capsule_distance(v, c);
+      if (d < v.radius + reach) near.push_back(&v);
+      cut |= std::fabs(d - v.radius) < reach;
+    }
+    auto inside = [near](const Vec& x) {
+      for (const Vessel* v : near)
+        if (capsule_distance(*v, x) < v->radius) return true;
+      return false;
+    };
+    return cut ? std::optional<decltype(inside)>(inside) : std::nullopt;
+  });
 }
 
 }  // namespace
