@@ -1,8 +1,5 @@
-// HDF5 voxel geometry file (layout in voxel_file.hpp), with the C API as in
-// core/io/field_writer.cpp.
+// HDF5 voxel geometry file (layout in voxel_file.hpp), through core/io/hdf5_file.hpp.
 #include "core/geometry/voxel_file.hpp"
-
-#include <hdf5.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -15,103 +12,17 @@
 
 #include "core/common/error.hpp"
 #include "core/common/text.hpp"
+#include "core/io/hdf5_file.hpp"
 
 namespace hemo::geometry {
 
 namespace {
 
+using io::hdf5::Handle;
+using io::hdf5::reason;
+
 constexpr int format_version = 1;
 constexpr const char* dataset_name = "solid_fraction";
-
-// HDF5 prints its error stack to stderr by default; we turn failures into exceptions,
-// so it is silenced while we work and the caller's setting restored afterwards.
-class Quiet {
- public:
-  Quiet() {
-    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~Quiet() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-  Quiet(const Quiet&) = delete;
-  Quiet& operator=(const Quiet&) = delete;
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
-};
-
-// Closes an HDF5 id when it goes out of scope.
-class Id {
- public:
-  using Closer = herr_t (*)(hid_t);
-  Id(hid_t id, Closer closer) : id_(id), closer_(closer) {}
-  ~Id() {
-    if (id_ >= 0) closer_(id_);
-  }
-  Id(const Id&) = delete;
-  Id& operator=(const Id&) = delete;
-  hid_t get() const { return id_; }
-  bool ok() const { return id_ >= 0; }
-  herr_t close() { return id_ >= 0 ? closer_(std::exchange(id_, H5I_INVALID_HID)) : 0; }
-
- private:
-  hid_t id_;
-  Closer closer_;
-};
-
-// The innermost message of the HDF5 error stack: the cause, where outer ones repeat the call.
-std::string reason() {
-  std::string text;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_UPWARD,
-      [](unsigned n, const H5E_error2_t* err, void* out) -> herr_t {
-        if (n == 0 && err->desc) *static_cast<std::string*>(out) = err->desc;
-        return 0;
-      },
-      &text);
-  return text.empty() ? std::string() : " (" + text + ")";
-}
-
-// A file access property list (the caller owns it).
-hid_t file_access() {
-  const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-#if H5_VERSION_GE(1, 10, 7) && !(H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 12 && H5_VERS_RELEASE == 0)
-  // File locking fails outright on some cluster file systems (no flock on Lustre/NFS).
-  if (fapl >= 0) H5Pset_file_locking(fapl, false, true);
-#endif
-  return fapl;
-}
-
-// ---- writing ------------------------------------------------------------------------
-
-class Writer {
- public:
-  explicit Writer(std::string path) : path_(std::move(path)) {}
-  hid_t check(hid_t id, const char* what) const {
-    if (id < 0) fail(what);
-    return id;
-  }
-  [[noreturn]] void fail(const char* what) const {
-    throw std::runtime_error("HDF5 error writing " + path_ + ": cannot " + what + reason());
-  }
-  void attribute(hid_t obj, const char* name, hid_t file_type, hid_t mem_type, hsize_t n, const void* value) const {
-    Id space(check(n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), name), H5Sclose);
-    Id attr(check(H5Acreate2(obj, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), name), H5Aclose);
-    if (H5Awrite(attr.get(), mem_type, value) < 0 || attr.close() < 0) fail(name);
-  }
-  // Variable-length UTF-8, so h5py returns a str rather than bytes.
-  void string_attribute(hid_t obj, const char* name, const std::string& value) const {
-    Id type(check(H5Tcopy(H5T_C_S1), name), H5Tclose);
-    if (H5Tset_size(type.get(), H5T_VARIABLE) < 0 || H5Tset_cset(type.get(), H5T_CSET_UTF8) < 0) fail(name);
-    const char* p = value.c_str();
-    attribute(obj, name, type.get(), type.get(), 1, &p);
-  }
-
- private:
-  std::string path_;
-};
-
-// ---- reading ------------------------------------------------------------------------
 
 class Reader {
  public:
@@ -122,9 +33,9 @@ class Reader {
   template <class T>
   void numbers(const char* name, hid_t mem_type, std::size_t n, T* out) const {
     if (H5Aexists(file_, name) <= 0) fail(str("no attribute '", name, "': not a hemoflow voxel geometry file"));
-    Id attr(H5Aopen(file_, name, H5P_DEFAULT), H5Aclose);
-    Id space(attr.ok() ? H5Aget_space(attr.get()) : H5I_INVALID_HID, H5Sclose);
-    Id type(attr.ok() ? H5Aget_type(attr.get()) : H5I_INVALID_HID, H5Tclose);
+    Handle attr(H5Aopen(file_, name, H5P_DEFAULT), H5Aclose);
+    Handle space(attr.ok() ? H5Aget_space(attr.get()) : H5I_INVALID_HID, H5Sclose);
+    Handle type(attr.ok() ? H5Aget_type(attr.get()) : H5I_INVALID_HID, H5Tclose);
     if (!space.ok() || !type.ok()) fail(str("cannot open attribute '", name, "'", reason()));
     const H5T_class_t cls = H5Tget_class(type.get());
     if (cls != H5T_INTEGER && cls != H5T_FLOAT) fail(str("attribute '", name, "' is not numeric"));
@@ -135,10 +46,10 @@ class Reader {
 
   std::string text(const char* name) const {
     if (H5Aexists(file_, name) <= 0) fail(str("no attribute '", name, "'"));
-    Id attr(H5Aopen(file_, name, H5P_DEFAULT), H5Aclose);
-    Id type(attr.ok() ? H5Aget_type(attr.get()) : H5I_INVALID_HID, H5Tclose);
+    Handle attr(H5Aopen(file_, name, H5P_DEFAULT), H5Aclose);
+    Handle type(attr.ok() ? H5Aget_type(attr.get()) : H5I_INVALID_HID, H5Tclose);
     if (!type.ok() || H5Tget_class(type.get()) != H5T_STRING) fail(str("attribute '", name, "' is not a string"));
-    Id mem(H5Tcopy(H5T_C_S1), H5Tclose);
+    Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
     if (H5Tis_variable_str(type.get()) > 0) {
       H5Tset_size(mem.get(), H5T_VARIABLE);
       H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
@@ -182,67 +93,35 @@ void write_voxel_file(const std::string& path, const VoxelGrid& grid, const std:
   }
   const float* p = have_p ? grid.solid_fraction.data() : from_fluid.data();
 
-  const Quiet quiet;
-  const Writer w(path);
-  const std::string tmp = path + ".tmp";
-  Id fapl(file_access(), H5Pclose);
-  Id file(w.check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), "create the file"), H5Fclose);
-  try {
-    const hsize_t shape[3] = {hsize_t(grid.dims[2]), hsize_t(grid.dims[1]), hsize_t(grid.dims[0])};
-    // Chunks of ~32k values (128 KiB), whole x rows where they fit, so a reader of a
-    // slab of z decompresses little more than it needs.
-    const hsize_t cx = std::min<hsize_t>(shape[2], 64), cy = std::min<hsize_t>(shape[1], 64);
-    const hsize_t chunk[3] = {std::clamp<hsize_t>(32768 / (cx * cy), 1, shape[0]), cy, cx};
-    Id space(w.check(H5Screate_simple(3, shape, nullptr), "create the dataspace"), H5Sclose);
-    Id dcpl(w.check(H5Pcreate(H5P_DATASET_CREATE), "create a dataset property list"), H5Pclose);
-    if (H5Pset_chunk(dcpl.get(), 3, chunk) < 0) w.fail("set the chunk shape");
-    if (H5Pset_deflate(dcpl.get(), 4) < 0) w.fail("enable gzip compression");
-    Id dset(w.check(H5Dcreate2(file.get(), dataset_name, H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(),
-                               H5P_DEFAULT),
-                    "create dataset /solid_fraction"),
-            H5Dclose);
-    if (H5Dwrite(dset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, p) < 0 || dset.close() < 0) {
-      w.fail("write dataset /solid_fraction");
-    }
-    if (signed_distance) {
-      // For inspection (ParaView, h5py): + inside, - outside, m; clamped to +-band away
-      // from the surface. Runs read only P.
-      Id dist(w.check(H5Dcreate2(file.get(), "signed_distance", H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(),
-                                 H5P_DEFAULT),
-                      "create dataset /signed_distance"),
-              H5Dclose);
-      if (H5Dwrite(dist.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, signed_distance->data()) < 0 ||
-          dist.close() < 0)
-        w.fail("write dataset /signed_distance");
-    }
-    const int version = format_version;
-    w.attribute(file.get(), "format_version", H5T_STD_I32LE, H5T_NATIVE_INT, 1, &version);
-    w.attribute(file.get(), "dims", H5T_STD_I32LE, H5T_NATIVE_INT, 3, grid.dims.data());
-    w.attribute(file.get(), "origin", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, grid.origin.data());
-    w.attribute(file.get(), "dx", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &grid.dx);
-    w.attribute(file.get(), "characteristic_length", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1,
-                &grid.characteristic_length);
-    w.string_attribute(file.get(), "description", grid.description);
-    if (file.close() < 0) w.fail("close the file");
-  } catch (...) {
-    file.close();
-    std::remove(tmp.c_str());
-    throw;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + std::strerror(err));
-  }
+  const io::hdf5::Quiet quiet;
+  io::hdf5::Output out(path);
+  const hsize_t shape[3] = {hsize_t(grid.dims[2]), hsize_t(grid.dims[1]), hsize_t(grid.dims[0])};
+  // Chunks of ~32k values (128 KiB), whole x rows where they fit, so a reader of a slab
+  // of z decompresses little more than it needs; gzip level 4 (P is mostly 0 and 1).
+  const hsize_t cx = std::min<hsize_t>(shape[2], 64), cy = std::min<hsize_t>(shape[1], 64);
+  const hsize_t chunk[3] = {std::clamp<hsize_t>(32768 / (cx * cy), 1, shape[0]), cy, cx};
+  out.dataset(dataset_name, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 3, shape, p, nullptr, chunk, 4);
+  // For inspection (ParaView, h5py): + inside, - outside, m; clamped to +-band away from
+  // the surface. Runs read only P.
+  if (signed_distance)
+    out.dataset("signed_distance", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 3, shape, signed_distance->data(), nullptr, chunk, 4);
+  const int version = format_version;
+  out.attribute(out.root(), "format_version", H5T_STD_I32LE, H5T_NATIVE_INT, 1, &version);
+  out.attribute(out.root(), "dims", H5T_STD_I32LE, H5T_NATIVE_INT, 3, grid.dims.data());
+  out.attribute(out.root(), "origin", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, grid.origin.data());
+  out.attribute(out.root(), "dx", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &grid.dx);
+  out.attribute(out.root(), "characteristic_length", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &grid.characteristic_length);
+  out.string_attribute(out.root(), "description", grid.description);
+  out.commit();
 }
 
 VoxelGrid read_voxel_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path + ": no such voxel geometry file");
-  const Quiet quiet;
+  const io::hdf5::Quiet quiet;
   if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError(path + ": not an HDF5 file (expected a voxel geometry file)");
-  Id fapl(file_access(), H5Pclose);
-  Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
+  Handle fapl(io::hdf5::file_access(), H5Pclose);
+  Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
   if (!file.ok()) throw InputError(path + ": cannot open the HDF5 file" + reason());
   const Reader r(path, file.get());
 
@@ -266,9 +145,9 @@ VoxelGrid read_voxel_file(const std::string& path) {
     if (!std::isfinite(o)) r.fail("origin is not finite");
 
   if (H5Lexists(file.get(), dataset_name, H5P_DEFAULT) <= 0) r.fail("no dataset /solid_fraction");
-  Id dset(H5Dopen2(file.get(), dataset_name, H5P_DEFAULT), H5Dclose);
-  Id space(dset.ok() ? H5Dget_space(dset.get()) : H5I_INVALID_HID, H5Sclose);
-  Id type(dset.ok() ? H5Dget_type(dset.get()) : H5I_INVALID_HID, H5Tclose);
+  Handle dset(H5Dopen2(file.get(), dataset_name, H5P_DEFAULT), H5Dclose);
+  Handle space(dset.ok() ? H5Dget_space(dset.get()) : H5I_INVALID_HID, H5Sclose);
+  Handle type(dset.ok() ? H5Dget_type(dset.get()) : H5I_INVALID_HID, H5Tclose);
   if (!space.ok() || !type.ok()) r.fail("cannot open dataset /solid_fraction" + reason());
   if (H5Tget_class(type.get()) != H5T_FLOAT) r.fail("dataset /solid_fraction is not floating point");
   hsize_t shape[3] = {0, 0, 0};

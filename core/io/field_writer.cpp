@@ -1,7 +1,5 @@
 #include "core/io/field_writer.hpp"
 
-#include <hdf5.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -16,6 +14,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/io/hdf5_file.hpp"
 #include "core/io/json.hpp"
 
 namespace hemo::io {
@@ -28,162 +27,6 @@ static_assert(sizeof(std::array<double, 3>) == 3 * sizeof(double),
               "positions are written straight from the vector as an N x 3 array");
 static_assert(sizeof(std::array<std::int32_t, 3>) == 3 * sizeof(std::int32_t),
               "voxels are written straight from the vector as an N x 3 array");
-
-// HDF5 prints its error stack to stderr by default; we report errors as exceptions
-// instead, and restore the caller's setting afterwards so that other HDF5 users in the
-// process keep theirs.
-class QuietHdf5 {
- public:
-  QuietHdf5() {
-    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-  QuietHdf5(const QuietHdf5&) = delete;
-  QuietHdf5& operator=(const QuietHdf5&) = delete;
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
-};
-
-// The innermost message of the current HDF5 error stack: it carries the cause
-// (errno text, "name already exists", ...), where the outer ones only repeat the call.
-std::string hdf5_reason() {
-  std::string reason;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_UPWARD,
-      [](unsigned n, const H5E_error2_t* err, void* out) -> herr_t {
-        if (n == 0 && err->desc) *static_cast<std::string*>(out) = err->desc;
-        return 0;
-      },
-      &reason);
-  return reason.empty() ? std::string() : " (" + reason + ")";
-}
-
-class Handle {
- public:
-  using Closer = herr_t (*)(hid_t);
-  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
-  ~Handle() {
-    if (id_ >= 0) closer_(id_);
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  hid_t get() const { return id_; }
-  herr_t close() {
-    const herr_t r = id_ >= 0 ? closer_(id_) : 0;
-    id_ = H5I_INVALID_HID;
-    return r;
-  }
-
- private:
-  hid_t id_;
-  Closer closer_;
-};
-
-// One HDF5 file written under <path>.tmp and renamed over <path> by commit(); if it is
-// abandoned (an exception), the temporary file is closed and removed.
-class H5Out {
- public:
-  explicit H5Out(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {
-    Handle fapl(check_id(H5Pcreate(H5P_FILE_ACCESS), "create a file access list"), H5Pclose);
-#if H5_VERSION_GE(1, 10, 7) && !(H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 12 && H5_VERS_RELEASE == 0)
-    // Nobody else opens the temporary file, and locking fails outright on some
-    // cluster file systems (no flock on Lustre/NFS mounts).
-    check(H5Pset_file_locking(fapl.get(), false, true), "disable file locking");
-#endif
-    file_ = check_id(H5Fcreate(tmp_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
-                     "create the file");
-  }
-  ~H5Out() {
-    if (file_ >= 0) {
-      H5Fclose(file_);
-      std::remove(tmp_.c_str());
-    }
-  }
-  H5Out(const H5Out&) = delete;
-  H5Out& operator=(const H5Out&) = delete;
-
-  hid_t root() const { return file_; }
-
-  void dataset(const std::string& name, hid_t file_type, hid_t mem_type, int rank,
-               const hsize_t* dims, const void* data, const std::string* unit) {
-    const std::string what = "write dataset /" + name;
-    Handle space(check_id(H5Screate_simple(rank, dims, nullptr), what.c_str()), H5Sclose);
-    Handle dset(check_id(H5Dcreate2(file_, name.c_str(), file_type, space.get(), H5P_DEFAULT,
-                                    H5P_DEFAULT, H5P_DEFAULT),
-                         what.c_str()),
-                H5Dclose);
-    hsize_t total = 1;
-    for (int i = 0; i < rank; ++i) total *= dims[i];
-    // An empty vector may hand us a null pointer, which H5Dwrite rejects.
-    if (total > 0)
-      check(H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), what.c_str());
-    if (unit) string_attribute(dset.get(), "unit", *unit);
-    check(dset.close(), what.c_str());
-  }
-
-  // Variable-length UTF-8, so h5py returns a str rather than bytes.
-  void string_attribute(hid_t obj, const char* name, const std::string& value) {
-    const std::string what = std::string("write attribute ") + name;
-    Handle type(check_id(H5Tcopy(H5T_C_S1), what.c_str()), H5Tclose);
-    check(H5Tset_size(type.get(), H5T_VARIABLE), what.c_str());
-    check(H5Tset_cset(type.get(), H5T_CSET_UTF8), what.c_str());
-    Handle space(check_id(H5Screate(H5S_SCALAR), what.c_str()), H5Sclose);
-    Handle attr(check_id(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT,
-                                    H5P_DEFAULT),
-                         what.c_str()),
-                H5Aclose);
-    const char* p = value.c_str();
-    check(H5Awrite(attr.get(), type.get(), &p), what.c_str());
-    check(attr.close(), what.c_str());
-  }
-
-  void scalar_attribute(hid_t obj, const char* name, hid_t file_type, hid_t mem_type,
-                        const void* value) {
-    const std::string what = std::string("write attribute ") + name;
-    Handle space(check_id(H5Screate(H5S_SCALAR), what.c_str()), H5Sclose);
-    Handle attr(check_id(H5Acreate2(obj, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                         what.c_str()),
-                H5Aclose);
-    check(H5Awrite(attr.get(), mem_type, value), what.c_str());
-    check(attr.close(), what.c_str());
-  }
-
-  void commit() {
-    const hid_t f = std::exchange(file_, H5I_INVALID_HID);
-    if (H5Fclose(f) < 0) {
-      const std::string reason = hdf5_reason();
-      std::remove(tmp_.c_str());
-      throw std::runtime_error("HDF5 error writing " + path_ + ": cannot close the file" +
-                               reason);
-    }
-    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-      const int err = errno;
-      std::remove(tmp_.c_str());
-      throw std::runtime_error("cannot rename " + tmp_ + " to " + path_ + ": " +
-                               std::strerror(err));
-    }
-  }
-
- private:
-  void check(herr_t r, const char* what) const {
-    if (r < 0) fail(what);
-  }
-  hid_t check_id(hid_t id, const char* what) const {
-    if (id < 0) fail(what);
-    return id;
-  }
-  [[noreturn]] void fail(const char* what) const {
-    throw std::runtime_error("HDF5 error writing " + path_ + ": cannot " + what +
-                             hdf5_reason());
-  }
-
-  std::string path_;
-  std::string tmp_;
-  hid_t file_ = H5I_INVALID_HID;
-};
 
 std::string xml_escape(std::string_view s) {
   std::string out;
@@ -287,8 +130,8 @@ FieldWriter::FieldWriter(std::string output_dir,
     throw std::runtime_error("cannot create directory " + fields_dir.string() + ": " +
                              ec.message());
 
-  const QuietHdf5 quiet;
-  H5Out out((fields_dir / "mesh.h5").string());
+  const hdf5::Quiet quiet;
+  hdf5::Output out((fields_dir / "mesh.h5").string());
   const hsize_t dims[2] = {nodes_, 3};
   const std::string metres = "m";
   out.dataset("coordinates", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, dims, positions.data(),
@@ -335,8 +178,8 @@ std::string FieldWriter::write(std::int64_t step, double time,
   const std::string stem = step_stem(step);
   const std::string h5_path = (fields_dir / (stem + ".h5")).string();
   {
-    const QuietHdf5 quiet;
-    H5Out out(h5_path);
+    const hdf5::Quiet quiet;
+    hdf5::Output out(h5_path);
     std::vector<float> narrow;
     for (const HostField& f : fields) {
       const hsize_t dims[2] = {nodes_, static_cast<hsize_t>(f.components)};
@@ -352,8 +195,8 @@ std::string FieldWriter::write(std::int64_t step, double time,
       }
     }
     const long long step_value = step;
-    out.scalar_attribute(out.root(), "step", H5T_STD_I64LE, H5T_NATIVE_LLONG, &step_value);
-    out.scalar_attribute(out.root(), "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &time);
+    out.attribute(out.root(), "step", H5T_STD_I64LE, H5T_NATIVE_LLONG, 1, &step_value);
+    out.attribute(out.root(), "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &time);
     out.commit();
   }
 

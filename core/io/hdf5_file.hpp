@@ -1,0 +1,88 @@
+#pragma once
+// The HDF5 plumbing shared by every writer and reader of HDF5 files in hemoflow (the
+// field snapshots, the voxel geometry file): errors as exceptions with HDF5's own cause,
+// ids closed by scope, and files written under a temporary name and renamed into place so
+// a crash never leaves a half-written file. Host-only (includes hdf5.h): never in a .cu.
+#include <hdf5.h>
+
+#include <string>
+
+namespace hemo::io::hdf5 {
+
+/// HDF5 prints its error stack to stderr by default; we report errors as exceptions
+/// instead, and restore the caller's setting afterwards so that other HDF5 users in the
+/// process keep theirs.
+class Quiet {
+ public:
+  Quiet();
+  ~Quiet();
+  Quiet(const Quiet&) = delete;
+  Quiet& operator=(const Quiet&) = delete;
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
+/// " (cause)" from the innermost message of the current error stack (errno text, "name
+/// already exists", ...), where the outer ones only repeat the call; "" if there is none.
+std::string reason();
+
+/// Closes an HDF5 id when it goes out of scope.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
+  ~Handle() {
+    if (id_ >= 0) closer_(id_);
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  hid_t get() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+  herr_t close();
+
+ private:
+  hid_t id_;
+  Closer closer_;
+};
+
+/// One HDF5 file written under <path>.tmp and renamed over <path> by commit(); if it is
+/// abandoned (an exception), the temporary file is closed and removed. Every failure
+/// throws std::runtime_error naming the file, the step and HDF5's cause.
+class Output {
+ public:
+  explicit Output(std::string path);
+  ~Output();
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+
+  hid_t root() const { return file_; }
+
+  /// A dataset of `rank` dims; with `chunk`, stored in chunks of that shape and, with
+  /// deflate > 0, gzip-compressed at that level. `unit`, if given, becomes its "unit"
+  /// attribute.
+  void dataset(const std::string& name, hid_t file_type, hid_t mem_type, int rank, const hsize_t* dims,
+               const void* data, const std::string* unit = nullptr, const hsize_t* chunk = nullptr, int deflate = 0);
+  /// A numeric attribute of n values (n = 1: a scalar).
+  void attribute(hid_t obj, const char* name, hid_t file_type, hid_t mem_type, hsize_t n, const void* value);
+  /// Variable-length UTF-8, so h5py returns a str rather than bytes.
+  void string_attribute(hid_t obj, const char* name, const std::string& value);
+  void commit();
+
+ private:
+  void check(herr_t r, const std::string& what) const;
+  hid_t check_id(hid_t id, const std::string& what) const;
+  [[noreturn]] void fail(const std::string& what) const;
+
+  std::string path_;
+  std::string tmp_;
+  hid_t file_ = H5I_INVALID_HID;
+};
+
+/// A file access property list without file locking where the library allows it
+/// (locking fails outright on some cluster file systems: no flock on Lustre/NFS).
+/// H5I_INVALID_HID on failure; the caller owns it.
+hid_t file_access();
+
+}  // namespace hemo::io::hdf5
