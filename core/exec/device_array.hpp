@@ -91,4 +91,12 @@ class DeviceArray {
   std::size_t size_ = 0;
 };
 
+/// A new array on `space` holding a copy of `host`.
+template <class T>
+DeviceArray<T> to_device(Space space, const std::vector<T>& host) {
+  DeviceArray<T> a(space, host.size());
+  if (!host.empty()) a.upload(host);
+  return a;
+}
+
 }  // namespace hemo::exec

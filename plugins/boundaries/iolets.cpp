@@ -22,13 +22,6 @@ namespace {
 /// Spatial profile of a velocity iolet at distance r from its axis (1 at the centre).
 double poiseuille_shape(double r, double R) { return r < R ? 1.0 - (r * r) / (R * R) : 0.0; }
 
-template <class T>
-exec::DeviceArray<T> to_device(exec::Space space, const std::vector<T>& host) {
-  exec::DeviceArray<T> a(space, host.size());
-  if (!host.empty()) a.upload(host);
-  return a;
-}
-
 }  // namespace
 
 template <class Real>
@@ -113,23 +106,23 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
       const auto u = profile(p);
       for (int j = 0; j < 3; ++j) shape[j * count + i] = Real(6.0 * q19::w<double>(q) * cd * u[j] * to_lattice);
     }
-    d.rule_shape = to_device(run_.space, shape);
+    d.rule_shape = exec::to_device(run_.space, shape);
     std::vector<Real> zh(3 * zh_node.size(), Real(0));
     for (std::size_t i = 0; i < zh_node.size(); ++i) {
       const auto u = profile(m.position(zh_node[i]));
       for (int j = 0; j < 3; ++j) zh[j * zh_node.size() + i] = Real(u[j] * to_lattice);
     }
-    d.zh_shape = to_device(run_.space, zh);
+    d.zh_shape = exec::to_device(run_.space, zh);
   }
   d.links = static_cast<std::uint32_t>(link.size());
   d.nodes = static_cast<std::uint32_t>(node.size());
   d.zou_he_nodes = static_cast<std::uint32_t>(zh_node.size());
   d.rule_links = static_cast<std::uint32_t>(by_link.size());
-  d.link = to_device(run_.space, link);
-  d.node = to_device(run_.space, node);
-  d.zh_node = to_device(run_.space, zh_node);
-  d.zh_unknown = to_device(run_.space, zh_unknown);
-  d.rule_link = to_device(run_.space, by_link);
+  d.link = exec::to_device(run_.space, link);
+  d.node = exec::to_device(run_.space, node);
+  d.zh_node = exec::to_device(run_.space, zh_node);
+  d.zh_unknown = exec::to_device(run_.space, zh_unknown);
+  d.rule_link = exec::to_device(run_.space, by_link);
   d.scratch = exec::DeviceArray<Real>(run_.space, std::max(link.size(), node.size()));
 
   const auto full = std::count_if(zh_unknown.begin(), zh_unknown.end(), [](std::uint32_t u) { return u & zou_he_full_face; });

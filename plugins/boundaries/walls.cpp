@@ -89,8 +89,7 @@ void ObstacleForces<Real>::setup(SetupStage& st) {
     for (std::size_t k = 0; k < links.size(); ++k)
       if (links.link_class[k] == o.link_class) idx.push_back(static_cast<std::uint32_t>(k));
     o.count = static_cast<std::uint32_t>(idx.size());
-    o.link = exec::DeviceArray<std::uint32_t>(run_.space, idx.size());
-    if (!idx.empty()) o.link.upload(idx);
+    o.link = exec::to_device(run_.space, idx);
     o.scratch = exec::DeviceArray<Real>(run_.space, 3 * idx.size());
   }
   std::string header;

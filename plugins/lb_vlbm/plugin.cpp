@@ -78,15 +78,11 @@ class VlbmIn final : public Vlbm {
       keep.push_back(Real(1.0 - (double(p_x) - double(p_y)) / (1.0 - double(p_y))));  // 1 - phi
     }
     count_ = static_cast<std::uint32_t>(link.size());
-    auto dev = [&](auto& array, const auto& host) {
-      array = std::remove_reference_t<decltype(array)>(st.space, host.size());
-      array.upload(host);
-    };
-    dev(link_, link);
-    dev(from_, from);
-    dev(to_, to);
-    dev(direction_, direction);
-    dev(keep_, keep);
+    link_ = exec::to_device(st.space, link);
+    from_ = exec::to_device(st.space, from);
+    to_ = exec::to_device(st.space, to);
+    direction_ = exec::to_device(st.space, direction);
+    keep_ = exec::to_device(st.space, keep);
     stride_ = m.stride;
     space_ = st.space;
     nodes_ = m.num_nodes;
