@@ -8,7 +8,6 @@ difference of the two outflows against the Poiseuille-resistance estimate
     Q_upper - Q_lower = (p_lower - p_upper) / R_branch,  R_branch = 8 mu L_branch / (pi r^4),
 which holds when the junction and end losses of the two equal branches cancel.
 """
-import csv
 import math
 import os
 import sys
@@ -25,16 +24,15 @@ def analyse(out_dir):
     length = geo["length"] * geo.get("length_ratio", 0.8)
     resistance = 8 * mu * length / (math.pi * r**4)
     iolets = {i["name"]: i for i in case["boundaries"]["iolet"]}
-    rows = list(csv.DictReader(open(os.path.join(out_dir, "iolets.csv"))))
-    last, before = rows[-1], rows[-2] if len(rows) > 1 else rows[-1]
-    flows = {n: float(last[f"{n}_flow_m3_per_s"]) for n in iolets}
+    flows = hemo_output.iolet_flows(out_dir)
+    before = hemo_output.iolet_flows(out_dir, -2) or flows
     inflow = sum(q for q in flows.values() if q > 0)
     imbalance = sum(flows.values()) / inflow
     outlets = sorted((n for n in iolets if iolets[n]["condition"] == "pressure"), key=lambda n: iolets[n]["pressure"])
     low_p, high_p = outlets[0], outlets[-1]
     measured = -flows[low_p] + flows[high_p]  # outflows are negative: Q_low_p - Q_high_p
     predicted = (iolets[high_p]["pressure"] - iolets[low_p]["pressure"]) / resistance
-    drift = max(abs(float(last[k]) - float(before[k])) / inflow for k in last if k.endswith("flow_m3_per_s"))
+    drift = max(abs(flows[k] - before[k]) / inflow for k in flows)
     return {"inflow": inflow, "imbalance": imbalance, "split_difference": measured,
             "split_difference_predicted": predicted, "split_error": (measured - predicted) / predicted,
             "outflows": {n: -flows[n] for n in outlets}, "last_change": drift}

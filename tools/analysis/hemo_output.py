@@ -40,6 +40,17 @@ def fields(out_dir, step=None):
     return coords, data
 
 
+def iolet_flows(out_dir, record=-1):
+    """{iolet name: flow rate in m^3/s (positive into the domain)} of one record of
+    iolets.csv (the last by default); {} if there is none."""
+    with open(os.path.join(out_dir, "iolets.csv")) as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return {}
+    suffix = "_flow_m3_per_s"
+    return {k[: -len(suffix)]: float(v) for k, v in rows[record].items() if k.endswith(suffix)}
+
+
 def probe(out_dir, name):
     """Rows of a probe CSV as a dict of numpy columns."""
     with open(os.path.join(out_dir, f"{name}.csv")) as f:

@@ -17,7 +17,6 @@ Reported:
     iolets by 10% of the length), against G,
   - the flow rates through the iolets (iolets.csv, last record) and pi R^2 u_max / 2.
 """
-import csv
 import os
 import sys
 
@@ -75,13 +74,7 @@ def analyse(out_dir):
     grad_err = (-slope - G) / G
     shape_exact = -slope * R**2 / (4.0 * mu) * (1.0 - (r[slab] / R) ** 2)
     shape_l2 = float(np.sqrt(np.sum((u[slab] - shape_exact) ** 2) / np.sum(shape_exact**2)))
-    flows = {}
-    with open(os.path.join(out_dir, "iolets.csv")) as f:
-        rows = list(csv.DictReader(f))
-    if rows:
-        for k, v in rows[-1].items():
-            if k.endswith("_flow_m3_per_s"):
-                flows[k[: -len("_flow_m3_per_s")]] = float(v)
+    flows = hemo_output.iolet_flows(out_dir)
     q_exact = np.pi * R**2 * umax / 2.0
     return {"kind": kind, "l2_error": l2, "shape_l2_error": shape_l2, "u_max_exact": umax, "u_max": float(u[slab].max()),
             "pressure_gradient_exact": G, "pressure_gradient": -slope, "pressure_gradient_error": grad_err,

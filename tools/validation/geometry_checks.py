@@ -9,6 +9,7 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tools", "analysis"))
+import hemo_output  # noqa: E402
 import pipe_iolets  # noqa: E402
 
 NAN = float("nan")
@@ -104,8 +105,6 @@ REAL = {  # case: (data file, reduced overrides: coarser, more viscous, slower)
 def real_geometry(ctx):
     """Patient surfaces (aorta, carotid bifurcation) from STL: steady inflow, pressure
     outlets, lb_vlbm and lb_bgk; inflow = sum of outflows to 0.5% at the end."""
-    import csv
-
     records = []
     for name, (relative, reduced) in REAL.items():
         if not data_file(relative):
@@ -120,8 +119,7 @@ def real_geometry(ctx):
                 continue
             res = f"dx = {s['dx'] * 1e3:.3g} mm, {s['fluid_nodes']} nodes, tau {s['tau']:.3f}" + (
                 ", nu 10x blood" if ctx.reduced else "")
-            rows = list(csv.DictReader(open(os.path.join(out, "iolets.csv"))))
-            flows = {k[: -len("_flow_m3_per_s")]: float(v) for k, v in rows[-1].items() if k.endswith("_flow_m3_per_s")}
+            flows = hemo_output.iolet_flows(out)
             inflow = sum(q for q in flows.values() if q > 0)
             imbalance = sum(flows.values()) / inflow
             records.append(ctx.record(f"{name} ({model})", "(inflow - outflows) / inflow at the end", "mass conservation",

@@ -5,7 +5,6 @@ ctx.reduced it runs the small version the test suite runs on two CPU cores (more
 viscous fluids, coarser lattices, looser tolerances, each stated below); otherwise the
 full-size cases, meant for a GPU.
 """
-import math
 import os
 import sys
 
@@ -215,7 +214,7 @@ def sphere(ctx):
         if nodes == 16 and widths == 12:
             # How far the usual fits of the standard drag curve scatter at this Re.
             for name, key in (("Clift, Grace & Weber 1978 fit", "cd_clift"), ("Schiller-Naumann fit", "cd_schiller_naumann")):
-                records.append(ctx.record("sphere_drag", f"drag coefficient, box 12 D wide, against another fit",
+                records.append(ctx.record("sphere_drag", "drag coefficient, box 12 D wide, against another fit",
                                           name, r[key], r["cd"], r["cd"] / r[key] - 1, NAN, res, s["backend"]))
     if len(points) >= 2:
         import numpy as np
