@@ -56,10 +56,10 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
   // cross the plane gets the classical rule; a node on the rim (some of them come from
   // the wall) gets the general non-equilibrium bounce-back (physics/zou_he.hpp), which
   // still imposes the node's density or normal velocity. The other models are link-wise.
-  std::vector<std::uint32_t> zh_node, zh_unknown, by_link = link;
+  // zh_unknown has one mask per entry of `node` (Zou-He runs over the iolet's nodes).
+  std::vector<std::uint32_t> zh_unknown, by_link = link;
   if (s.model == IoletSpec::Model::zou_he) {
     by_link.clear();
-    zh_node = node;
     for (std::uint32_t n : node) {
       std::uint32_t mask = 0;
       int entering = 0;
@@ -107,27 +107,26 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
       for (int j = 0; j < 3; ++j) shape[j * count + i] = Real(6.0 * q19::w<double>(q) * cd * u[j] * to_lattice);
     }
     d.rule_shape = exec::to_device(run_.space, shape);
-    std::vector<Real> zh(3 * zh_node.size(), Real(0));
-    for (std::size_t i = 0; i < zh_node.size(); ++i) {
-      const auto u = profile(m.position(zh_node[i]));
-      for (int j = 0; j < 3; ++j) zh[j * zh_node.size() + i] = Real(u[j] * to_lattice);
+    std::vector<Real> zh(3 * zh_unknown.size(), Real(0));
+    for (std::size_t i = 0; i < zh_unknown.size(); ++i) {
+      const auto u = profile(m.position(node[i]));
+      for (int j = 0; j < 3; ++j) zh[j * zh_unknown.size() + i] = Real(u[j] * to_lattice);
     }
     d.zh_shape = exec::to_device(run_.space, zh);
   }
   d.links = static_cast<std::uint32_t>(link.size());
   d.nodes = static_cast<std::uint32_t>(node.size());
-  d.zou_he_nodes = static_cast<std::uint32_t>(zh_node.size());
+  d.zou_he_nodes = static_cast<std::uint32_t>(zh_unknown.size());
   d.rule_links = static_cast<std::uint32_t>(by_link.size());
   d.link = exec::to_device(run_.space, link);
   d.node = exec::to_device(run_.space, node);
-  d.zh_node = exec::to_device(run_.space, zh_node);
   d.zh_unknown = exec::to_device(run_.space, zh_unknown);
   d.rule_link = exec::to_device(run_.space, by_link);
   d.scratch = exec::DeviceArray<Real>(run_.space, std::max(link.size(), node.size()));
 
   const auto full = std::count_if(zh_unknown.begin(), zh_unknown.end(), [](std::uint32_t u) { return u & zou_he_full_face; });
   std::string how = s.model == IoletSpec::Model::zou_he
-                        ? str("Zou-He: ", full, " full-face nodes, ", zh_node.size() - full, " by non-equilibrium bounce-back")
+                        ? str("Zou-He: ", full, " full-face nodes, ", zh_unknown.size() - full, " by non-equilibrium bounce-back")
                         : s.model == IoletSpec::Model::ladd ? "Ladd"
                         : s.model == IoletSpec::Model::nash ? "Nash"
                                                             : "anti-bounce-back";
@@ -160,7 +159,7 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
     }
   }
   if (d.zou_he_nodes) {
-    ZouHeNodes<Real> k{link_value, d.zh_node.data(), d.zh_unknown.data(), fields.get<std::uint32_t>("neighbours").data(), f,
+    ZouHeNodes<Real> k{link_value, d.node.data(), d.zh_unknown.data(), fields.get<std::uint32_t>("neighbours").data(), f,
                        d.zh_shape.data(), run_.stride, d.zou_he_nodes, s.axis, s.sign,
                        {Real(-s.normal[0]), Real(-s.normal[1]), Real(-s.normal[2])}, !velocity, drho,
                        {coef[0], coef[1], coef[2]}};
