@@ -1,5 +1,6 @@
 #include "core/app/cli.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -7,37 +8,39 @@
 
 namespace hemo::app {
 
-const char* usage_text() {
-  return R"(usage:
-  hemoflow run CASE.toml [options]     run a case
-  hemoflow check CASE.toml [options]   validate a case and build its mesh, without running
-  hemoflow mesh CASE.toml [--voxels FILE] [--set ...]
-                                       voxelize the case's geometry once (an STL: solid fractions
-                                       with geometry.subsamples^3 samples) and write it to FILE
-                                       (default: next to the case, <case>.voxels.h5); a case then
-                                       loads it with geometry.shape = "voxels", geometry.file = FILE
-  hemoflow mesh SURFACE.stl --find-iolets [--unit m|mm|um]
-                                       fit a plane to each open end of an open surface and print
-                                       them as [[boundaries.iolet]] tables to paste into a case
-  hemoflow stl-pipe --output FILE.stl --radius R --length L [--axis X,Y,Z] [--center X,Y,Z]
-                    [--segments N] [--open]
-                                       write a triangulated pipe (m), e.g. tilted, for validation
-  hemoflow info [--keys [--markdown]]  build, backends, devices and plugins; --keys: every config key
-  hemoflow --version | --help
+namespace {
 
-options for run and check:
-  --set SECTION.KEY=VALUE   override a key of the case file (repeatable; same validation)
-  --steps N                 number of time steps (overrides run.steps and run.end_time)
-  --backend cpu|cuda        where kernels run (same as --set run.backend=...)
-  --output DIR              output folder (default: out/<case name>)
-  --progress auto|always|never
-  --quiet                   only warnings and errors
-
-exit codes: 0 success, 1 other failure, 2 bad input (case file, geometry, options),
-            3 the run diverged (NaN; step and node are reported)
-environment: HEMO_PLUGIN_PATH (extra plugin folders), OMP_NUM_THREADS (CPU threads)
-)";
+/// A positive number for --radius, --length, --segments, --end-radius.
+double positive_number(const std::string& option, const std::string& v) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !(x > 0)) throw UsageError(str(option, " takes a positive number, not '", v, "'"));
+  return x;
 }
+
+/// Three numbers X,Y,Z for --axis and --center.
+std::vector<double> three_numbers(const std::string& option, const std::string& v) {
+  std::vector<double> xyz;
+  std::size_t at = 0;
+  while (at <= v.size()) {
+    const std::size_t comma = v.find(',', at);
+    const std::string part = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    char* end = nullptr;
+    xyz.push_back(std::strtod(part.c_str(), &end));
+    if (part.empty() || *end != '\0') throw UsageError(str(option, " takes three numbers X,Y,Z, not '", v, "'"));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  if (xyz.size() != 3) throw UsageError(str(option, " takes three numbers X,Y,Z, not '", v, "'"));
+  return xyz;
+}
+
+bool is_option(const std::string& arg) { return arg.size() > 1 && arg[0] == '-'; }
+
+void parse_options(CommandLine& cl, const std::vector<std::string>& args, std::size_t i);
+void check_required(const CommandLine& cl);
+
+}  // namespace
 
 CommandLine parse_command_line(int argc, char** argv) {
   CommandLine cl;
@@ -59,6 +62,24 @@ CommandLine parse_command_line(int argc, char** argv) {
                                                                : ""));
   }
   cl.command = first;
+  // COMMAND --help wins over anything else on the line, which may be half written.
+  for (std::size_t k = i; k < args.size(); ++k)
+    if (args[k] == "--help" || args[k] == "-h") {
+      cl.help = true;
+      return cl;
+    }
+  try {
+    parse_options(cl, args, i);
+    check_required(cl);
+  } catch (const UsageError& e) {
+    throw UsageError(e.what(), cl.command);
+  }
+  return cl;
+}
+
+namespace {
+
+void parse_options(CommandLine& cl, const std::vector<std::string>& args, std::size_t i) {
   auto value_of = [&](const std::string& opt) -> std::string {
     if (i >= args.size()) throw UsageError(str(opt, " needs a value"));
     return args[i++];
@@ -101,50 +122,58 @@ CommandLine parse_command_line(int argc, char** argv) {
     else if (a == "--voxels" && cl.command == "mesh") cl.voxel_file = value(a);
     else if (a == "--find-iolets" && cl.command == "mesh") cl.find_iolets = true;
     else if (a == "--unit" && cl.command == "mesh") cl.unit = value(a);
-    else if (cl.command == "stl-pipe" && (a == "--radius" || a == "--length" || a == "--segments")) {
-      const std::string v = value(a);
-      char* end = nullptr;
-      const double x = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !(x > 0)) throw UsageError(str(a, " takes a positive number, not '", v, "'"));
+    else if (a == "--caps" && cl.command == "mesh") {
+      // Every argument up to the next option is a cap file (or a pattern).
+      const std::size_t before = cl.caps.size();
+      if (has_inline) cl.caps.push_back(inline_value);
+      while (i < args.size() && !is_option(args[i])) cl.caps.push_back(args[i++]);
+      if (cl.caps.size() == before || cl.caps.back().empty())
+        throw UsageError("--caps takes one or more cap files (or a pattern such as 'caps/*.stl')");
+    } else if (cl.command == "stl-pipe" && (a == "--radius" || a == "--length" || a == "--segments")) {
+      const double x = positive_number(a, value(a));
       if (a == "--radius") cl.pipe_radius = x;
       else if (a == "--length") cl.pipe_length = x;
       else cl.pipe_segments = static_cast<int>(x);
-    } else if (cl.command == "stl-pipe" && (a == "--axis" || a == "--center")) {
-      const std::string v = value(a);
-      std::vector<double> xyz;
-      std::size_t at = 0;
-      while (at <= v.size()) {
-        const std::size_t comma = v.find(',', at);
-        const std::string part = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-        char* end = nullptr;
-        xyz.push_back(std::strtod(part.c_str(), &end));
-        if (part.empty() || *end != '\0') throw UsageError(str(a, " takes three numbers X,Y,Z, not '", v, "'"));
-        if (comma == std::string::npos) break;
-        at = comma + 1;
-      }
-      if (xyz.size() != 3) throw UsageError(str(a, " takes three numbers X,Y,Z, not '", v, "'"));
-      (a == "--axis" ? cl.pipe_axis : cl.pipe_center) = xyz;
-    } else if (a == "--open" && cl.command == "stl-pipe") cl.pipe_open = true;
+    } else if (cl.command == "stl-pipe" && a == "--end-radius") cl.pipe_end_radius = positive_number(a, value(a));
+    else if (cl.command == "stl-pipe" && (a == "--axis" || a == "--center"))
+      (a == "--axis" ? cl.pipe_axis : cl.pipe_center) = three_numbers(a, value(a));
+    else if (a == "--open" && cl.command == "stl-pipe") cl.pipe_open = true;
+    else if (a == "--cap-files" && cl.command == "stl-pipe") {
+      cl.cap_prefix = value(a);
+      if (cl.cap_prefix.empty()) throw UsageError("--cap-files takes a file name prefix, e.g. out/pipe_cap");
+    }
     else if (a == "--keys" && cl.command == "info") cl.keys = true;
     else if (a == "--markdown" && cl.command == "info") cl.markdown = true;
     else if (a.rfind("-", 0) == 0) {
-      const std::vector<std::string> known{"--set",     "--steps",  "--backend",     "--output", "--progress",
-                                           "--quiet",   "--keys",   "--markdown",    "--voxels", "--find-iolets",
-                                           "--unit",    "--radius", "--length",      "--axis",   "--center",
-                                           "--segments", "--open"};
+      const std::vector<std::string> known{"--set",      "--steps",      "--backend",   "--output",    "--progress",
+                                           "--quiet",    "--keys",       "--markdown",  "--voxels",    "--find-iolets",
+                                           "--unit",     "--caps",       "--radius",    "--length",    "--axis",
+                                           "--center",   "--segments",   "--open",      "--end-radius", "--cap-files",
+                                           "--help"};
+      if (std::find(known.begin(), known.end(), a) != known.end())
+        throw UsageError(str("option '", a, "' does not apply to 'hemoflow ", cl.command, "'"));
       const std::string hint = closest_match(a, known);
       throw UsageError(str("unknown option '", a, "'", hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
     } else if (cl.command != "info" && cl.command != "stl-pipe" && cl.run.case_path.empty()) cl.run.case_path = a;
     else throw UsageError(str("unexpected argument '", a, "'"));
   }
+  if (cl.command == "stl-pipe") cl.stl_output = cl.run.output_dir;
+}
+
+void check_required(const CommandLine& cl) {
   if ((cl.command == "run" || cl.command == "check") && cl.run.case_path.empty())
     throw UsageError(str("'hemoflow ", cl.command, "' needs a case file: hemoflow ", cl.command, " CASE.toml"));
   if (cl.command == "mesh" && cl.run.case_path.empty())
-    throw UsageError("'hemoflow mesh' needs a case file or an STL file");
-  if (cl.command == "stl-pipe") cl.stl_output = cl.run.output_dir;
+    throw UsageError(str("'hemoflow mesh' needs a case file or an STL file",
+                         cl.caps.empty() ? "" : " (the arguments after --caps are cap files: give SURFACE.stl before --caps)"));
+  if (!cl.caps.empty() && !cl.find_iolets)
+    throw UsageError("--caps goes with --find-iolets: hemoflow mesh SURFACE.stl --find-iolets --caps CAP.stl...");
   if (cl.command == "stl-pipe" && (cl.stl_output.empty() || !(cl.pipe_radius > 0) || !(cl.pipe_length > 0)))
     throw UsageError("'hemoflow stl-pipe' needs --output FILE.stl, --radius R and --length L");
-  return cl;
+  if (cl.pipe_open && !cl.cap_prefix.empty())
+    throw UsageError("--cap-files writes the caps of a closed pipe; leave out --open");
 }
+
+}  // namespace
 
 }  // namespace hemo::app

@@ -1,17 +1,21 @@
 #include "core/app/commands.hpp"
 
+#include <glob.h>
 #include <omp.h>
 
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "core/common/error.hpp"
 #include "core/common/log.hpp"
 #include "core/common/version.hpp"
 #include "core/common/text.hpp"
 #include "core/exec/cuda_runtime.hpp"
+#include "core/geometry/caps.hpp"
 #include "core/geometry/shapes.hpp"
 #include "core/geometry/stl.hpp"
 #include "core/geometry/surface.hpp"
@@ -47,6 +51,54 @@ int guarded(RunSummary& summary, Body&& body) {
     summary.exit_code = int(ExitCode::failure);
   }
   return summary.exit_code;
+}
+
+/// The cap files of --caps, with the patterns that the shell did not expand (quoted,
+/// or matching nothing there) expanded here, each in sorted order.
+std::vector<std::string> cap_paths(const std::vector<std::string>& args) {
+  std::vector<std::string> paths;
+  for (const std::string& a : args) {
+    std::error_code ec;
+    if (a.find_first_of("*?[") == std::string::npos || std::filesystem::exists(a, ec)) {
+      paths.push_back(a);
+      continue;
+    }
+    glob_t found{};
+    const int rc = glob(a.c_str(), 0, nullptr, &found);
+    if (rc == 0)
+      for (std::size_t k = 0; k < found.gl_pathc; ++k) paths.emplace_back(found.gl_pathv[k]);
+    globfree(&found);
+    if (rc == GLOB_NOMATCH) throw InputError(str("--caps '", a, "': no file matches this pattern"));
+    if (rc != 0) throw InputError(str("--caps '", a, "': the pattern could not be expanded (glob error ", rc, ")"));
+  }
+  return paths;
+}
+
+/// mesh SURFACE.stl --find-iolets [--caps CAP.stl...]: the openings of the surface (its
+/// open ends, or the caps of a closed one) as [[boundaries.iolet]] tables on stdout.
+void find_iolets(const CommandLine& cl) {
+  const std::string& path = cl.run.case_path;
+  const geometry::LengthUnit unit = geometry::length_unit_from_string(cl.unit);
+  const geometry::TriangleMesh surface = geometry::read_stl(path, unit);
+  if (cl.caps.empty()) {
+    const auto ends = geometry::find_open_ends(surface);
+    if (ends.empty())
+      throw InputError(str(path, ": the surface is closed (no open ends to fit iolet planes to); give the cap of "
+                           "each opening with --caps CAP.stl... (the flat patches that close the openings, as the "
+                           "meshing tool exports them), or use the open version of the surface"));
+    std::printf("# %zu open end%s of %s (%s)\n%s", ends.size(), ends.size() == 1 ? "" : "s", path.c_str(),
+                surface.description.c_str(), geometry::open_ends_toml(ends).c_str());
+    return;
+  }
+  const geometry::SurfaceCheck check = geometry::check_surface(surface);
+  if (check.boundary_edges > 0)
+    throw InputError(str(path, ": --caps needs the closed surface (its caps included), but this one is open (",
+                         check.boundary_edges, " boundary edges); leave out --caps to fit planes to its open ends"));
+  std::vector<geometry::CapFile> caps;
+  for (const std::string& cap : cap_paths(cl.caps)) caps.push_back({cap, geometry::read_stl(cap, unit)});
+  const auto openings = geometry::fit_caps(surface, caps);
+  std::printf("# %zu cap%s of %s (%s)\n%s", openings.size(), openings.size() == 1 ? "" : "s", path.c_str(),
+              surface.description.c_str(), geometry::open_ends_toml(openings).c_str());
 }
 
 }  // namespace
@@ -99,15 +151,12 @@ int command_mesh(const CommandLine& cl) {
       if (!cl.find_iolets)
         throw InputError(str("'hemoflow mesh ", path, "': an STL file takes --find-iolets; to voxelize, give a case "
                              "file whose [geometry] has shape = \"stl\""));
-      const geometry::TriangleMesh surface = geometry::read_stl(path, geometry::length_unit_from_string(cl.unit));
-      const auto ends = geometry::find_open_ends(surface);
-      if (ends.empty())
-        throw InputError(str(path, ": the surface is closed (no open ends to fit iolet planes to); use the open "
-                             "version of the surface"));
-      std::printf("# %zu open ends of %s (%s)\n%s", ends.size(), path.c_str(), surface.description.c_str(),
-                  geometry::open_ends_toml(ends).c_str());
+      find_iolets(cl);
       return;
     }
+    if (cl.find_iolets)
+      throw InputError(str("'hemoflow mesh ", path, " --find-iolets': --find-iolets takes a vessel surface (.stl), "
+                           "not a case file"));
     RunOptions options = cl.run;
     // The file keeps the solid fractions; a case that loads it chooses whether to use them.
     options.overrides.push_back("geometry.solid_fraction=true");
@@ -145,10 +194,18 @@ int command_stl_pipe(const CommandLine& cl) {
     const geometry::Point a{cl.pipe_axis[0], cl.pipe_axis[1], cl.pipe_axis[2]};
     if (!(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] > 0)) throw InputError("--axis must not be the zero vector");
     if (cl.pipe_segments < 8) throw InputError("--segments must be at least 8");
-    const geometry::TriangleMesh pipe =
-        geometry::make_pipe_surface(c, a, cl.pipe_radius, cl.pipe_length, cl.pipe_segments, !cl.pipe_open);
+    const geometry::TriangleMesh pipe = geometry::make_pipe_surface(c, a, cl.pipe_radius, cl.pipe_length,
+                                                                    cl.pipe_segments, !cl.pipe_open, cl.pipe_end_radius);
     geometry::write_stl_binary(cl.stl_output, pipe);
     std::printf("wrote %s: %zu triangles (%s)\n", cl.stl_output.c_str(), pipe.size(), cl.pipe_open ? "open ends" : "closed");
+    if (cl.cap_prefix.empty()) return;
+    // Each end's cap as a file of its own, as meshing tools export them beside the surface.
+    for (int end = 0; end < 2; ++end) {
+      const std::string file = str(cl.cap_prefix, "_", end, ".stl");
+      const geometry::TriangleMesh cap = geometry::pipe_cap(pipe, cl.pipe_segments, end);
+      geometry::write_stl_binary(file, cap);
+      std::printf("wrote %s: %zu triangles (the cap at the %s end)\n", file.c_str(), cap.size(), end == 0 ? "-axis" : "+axis");
+    }
   });
 }
 

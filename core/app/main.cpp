@@ -1,4 +1,4 @@
-// The `hemoflow` command. See cli.cpp for the options and exit codes.
+// The `hemoflow` command. See usage.cpp for the commands, options and exit codes.
 #include <cstdio>
 #include <exception>
 
@@ -13,8 +13,8 @@ int main(int argc, char** argv) {
   try {
     const app::CommandLine cl = app::parse_command_line(argc, argv);
     if (cl.quiet) log::set_level(log::Level::warn);
-    if (cl.command == "help") {
-      std::fputs(app::usage_text(), stdout);
+    if (cl.command == "help" || cl.help) {
+      std::fputs(app::usage_text(cl.help ? cl.command : "").c_str(), stdout);
       return 0;
     }
     if (cl.command == "version") {
@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
     if (cl.command == "stl-pipe") return app::command_stl_pipe(cl);
     return app::command_info(cl);
   } catch (const app::UsageError& e) {
-    std::fprintf(stderr, "error: %s\n\n%s", e.what(), app::usage_text());
+    std::fprintf(stderr, "error: %s\n\n%s", e.what(), app::usage_text(e.command).c_str());
     return int(ExitCode::bad_input);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -32,11 +32,19 @@ TriangleMesh read_stl(const std::string& path, LengthUnit unit, std::int64_t max
 void write_stl_binary(const std::string& path, const TriangleMesh& mesh, LengthUnit unit = LengthUnit::m);
 
 /// The wall of a circular pipe: `segments` vertices around, rings about one segment
-/// length (2 pi radius / segments) apart along `length`, centred on `centre` with its
-/// axis along `axis` (any length, not zero). With `capped`, both ends are closed by flat
-/// fans around a centre vertex; otherwise they are left open (two boundary loops).
-/// Triangles are oriented with their normals pointing out of the pipe.
+/// length (2 pi radius / segments, of the smaller radius) apart along `length`, centred
+/// on `centre` with its axis along `axis` (any length, not zero). The radius is `radius`
+/// at the end at centre - axis length/2 and `end_radius` (0: the same) at the other,
+/// varying linearly in between (a tapered pipe). With `capped`, both ends are closed by
+/// flat fans around a centre vertex, the end at -axis first, each `segments` triangles
+/// at the end of the list; otherwise they are left open (two boundary loops). Triangles
+/// are oriented with their normals pointing out of the pipe.
 TriangleMesh make_pipe_surface(const Point& centre, const Point& axis, double radius, double length, int segments,
-                               bool capped);
+                               bool capped, double end_radius = 0.0);
+
+/// End cap `end` (0: at -axis, 1: at +axis) of a pipe made by make_pipe_surface with
+/// `capped` and the same `segments`: the same triangles, as a surface of their own, as a
+/// meshing tool exports the cap of each opening beside the closed surface.
+TriangleMesh pipe_cap(const TriangleMesh& capped_pipe, int segments, int end);
 
 }  // namespace hemo::geometry

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <numbers>
 #include <stdexcept>
@@ -307,23 +305,6 @@ std::string where(const Point& p) {
              coordinate(p[0]), ", ", coordinate(p[1]), ", ", coordinate(p[2]), ") m");
 }
 
-/// A TOML float that reads back as the same double, always with a '.' or an exponent
-/// (so that TOML takes it for a float, not an integer).
-std::string toml_float(double x) {
-  char buf[40];
-  for (int digits = 15; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, x);
-    if (std::strtod(buf, nullptr) == x) break;
-  }
-  std::string s = buf;
-  if (s.find_first_of(".eEni") == std::string::npos) s += ".0";
-  return s;
-}
-
-std::string toml_vector(const Point& p) {
-  return str("[", toml_float(p[0]), ", ", toml_float(p[1]), ", ", toml_float(p[2]), "]");
-}
-
 }  // namespace
 
 SurfaceCheck check_surface(const TriangleMesh& mesh) {
@@ -368,31 +349,14 @@ std::vector<OpenEnd> find_open_ends(const TriangleMesh& mesh) {
   const std::vector<BoundaryEdge> edges = boundary_edges(mesh, census.boundary);
   std::vector<OpenEnd> ends;
   for (const auto& loop : chain_loops(mesh, edges)) ends.push_back(fit_end(mesh, edges, loop));
-  // NaN (from absurd coordinates) sorts last instead of breaking the ordering.
-  const auto key = [](const OpenEnd& e) { return std::isnan(e.area) ? -1.0 : e.area; };
-  std::stable_sort(ends.begin(), ends.end(), [&](const OpenEnd& a, const OpenEnd& b) { return key(a) > key(b); });
+  sort_by_area(ends);
   return ends;
 }
 
-std::string open_ends_toml(const std::vector<OpenEnd>& ends) {
-  std::string out =
-      "# Open ends of the surface, largest first (found by find_open_ends). Check each one, choose\n"
-      "# its condition and value, and paste the tables into the case file.\n";
-  for (std::size_t i = 0; i < ends.size(); ++i) {
-    const OpenEnd& e = ends[i];
-    out += "\n[[boundaries.iolet]]\n";
-    out += str("name = \"end", i, "\"\n");
-    out += "center = " + toml_vector(e.centre) + "  # m\n";
-    out += "normal = " + toml_vector(e.normal) + "  # unit, pointing out of the fluid\n";
-    out += "radius = " + toml_float(e.radius) + "  # m, sqrt(area / pi)\n";
-    out += str("# area ", fmt_g(e.area * 1e6, 6), " mm^2 = ", fmt_g(e.area, 6), " m^2; ", e.edges,
-               " rim edges; planarity ", fmt_g(e.planarity, 3), " (largest distance of the rim from its plane / radius)\n");
-    if (i == 0)
-      out += "# condition = \"velocity\"   # suggested for the largest end; then set velocity = ... (m/s)\n";
-    else
-      out += "# condition = \"pressure\"   # suggested; then set pressure = ... (Pa)\n";
-  }
-  return out;
+void sort_by_area(std::vector<OpenEnd>& ends) {
+  // NaN (from absurd coordinates) sorts last instead of breaking the ordering.
+  const auto key = [](const OpenEnd& e) { return std::isnan(e.area) ? -1.0 : e.area; };
+  std::stable_sort(ends.begin(), ends.end(), [&](const OpenEnd& a, const OpenEnd& b) { return key(a) > key(b); });
 }
 
 }  // namespace hemo::geometry

@@ -2,6 +2,7 @@
 // Checks on a triangulated vessel wall: is it closed (no holes), is every edge shared by
 // exactly two triangles; and, for a surface left open where the vessel was cut, where
 // the cuts are (the candidate inlets and outlets), as a block of case file to paste.
+// A closed surface gives its openings through cap files instead: caps.hpp.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -23,21 +24,31 @@ SurfaceCheck check_surface(const TriangleMesh& mesh);
 /// some places (mm and m) where they are.
 void require_closed(const TriangleMesh& mesh);
 
-/// One open end of a surface: a loop of boundary edges, with its fitted plane.
+/// One opening of a vessel surface with its fitted plane: an open end (a loop of
+/// boundary edges, find_open_ends) or the cap that closes it (caps.hpp, fit_caps).
 struct OpenEnd {
-  Point centre;       // area centroid of the loop projected on its plane, m
+  Point centre;       // area centroid of the loop projected on its plane (of the cap), m
   Point normal;       // unit, pointing out of the enclosed volume
   double radius;      // sqrt(area / pi), m
-  double area;        // area enclosed by the projected loop, m^2
-  std::size_t edges;  // boundary edges in the loop
-  double planarity;   // max |distance| of loop points from the plane / radius
+  double area;        // area enclosed by the projected loop (of the cap's triangles), m^2
+  std::size_t edges;  // boundary edges in the loop (on the cap's rim)
+  double planarity;   // max |distance| of loop (cap) points from the plane / radius
+  std::string name = {};    // suggested iolet name; empty: "inlet" or "outlet<i>" by rank
+  std::string source = {};  // the cap file it was fitted to; empty for an open end
 };
 
 /// The loops of boundary edges, each fitted with a plane, sorted by decreasing area.
 std::vector<OpenEnd> find_open_ends(const TriangleMesh& mesh);
 
-/// [[boundaries.iolet]] tables for the ends (name, center, outward normal, radius), with
-/// the area and planarity as comments and the condition left for the user to choose.
+/// Largest area first, keeping the order of equal areas (NaN last): the order in which
+/// open_ends_toml suggests the inlet.
+void sort_by_area(std::vector<OpenEnd>& ends);
+
+/// [[boundaries.iolet]] tables for the openings (name, center, outward normal, radius),
+/// in the given order (largest first), with the area, planarity and cap file as
+/// comments. The first is suggested as the inlet (a parabolic velocity profile whose
+/// velocity is left for the user to fill in), the others as outlets at zero pressure.
+/// (Implemented in openings_toml.cpp.)
 std::string open_ends_toml(const std::vector<OpenEnd>& ends);
 
 }  // namespace hemo::geometry

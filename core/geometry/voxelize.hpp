@@ -43,4 +43,8 @@ VoxelGrid voxelize(const TriangleMesh& mesh, const VoxelizeOptions& options);
 /// closed surface `grid` was voxelized from (voxelize() checks closedness, this does not).
 std::vector<float> signed_distance(const TriangleMesh& mesh, const VoxelGrid& grid, double band);
 
+/// Distance (m) from p to the nearest point of the surface: exact, by a pass over every
+/// triangle (for a few points; signed_distance serves grids).
+double distance_to_surface(const TriangleMesh& mesh, const Point& p);
+
 }  // namespace hemo::geometry

@@ -1,8 +1,10 @@
 // Distances from voxel centres to the surface: the nearest-triangle tree, the signed
 // distance field phi of the VLBM paper (seeds/000, sec. 2.2: + inside, - outside) and the
-// largest inscribed distance behind VoxelGrid::characteristic_length.
+// largest inscribed distance behind VoxelGrid::characteristic_length, and the distance of
+// single points (distance_to_surface).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <queue>
 #include <stdexcept>
@@ -365,6 +367,14 @@ std::vector<float> signed_distance(const TriangleMesh& mesh, const VoxelGrid& gr
     }
   }
   return out;
+}
+
+double distance_to_surface(const TriangleMesh& mesh, const Point& p) {
+  double best2 = std::numeric_limits<double>::infinity();
+  for (const auto& t : mesh.triangles)
+    best2 = std::min(best2, detail::point_triangle_distance2(p, mesh.vertices[t[0]], mesh.vertices[t[1]],
+                                                             mesh.vertices[t[2]]));
+  return std::sqrt(best2);
 }
 
 }  // namespace hemo::geometry

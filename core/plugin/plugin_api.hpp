@@ -7,7 +7,6 @@
 // Plugins are loaded with Boost.DLL by core/plugin/loader.
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "core/config/config.hpp"
@@ -22,7 +21,18 @@
 namespace hemo {
 
 /// Bumped whenever this header, or a type it exposes, changes layout or meaning.
-inline constexpr int plugin_abi_version = 2;
+inline constexpr int plugin_abi_version = 3;
+
+/// A velocity a plugin imposes, for the Mach and Reynolds numbers, with the length that
+/// goes with it where the plugin knows one (a velocity inlet: its diameter). When this
+/// velocity is the largest of the case, the Reynolds number uses this length; without
+/// one (length 0), the geometry's (pipe diameter, smallest box edge...).
+struct VelocityScale {
+  double velocity = 0.0;           // m/s
+  std::string source = {};         // what imposes it, for the log: "iolet 'inlet'"
+  double length = 0.0;             // m; 0: none
+  std::string length_source = {};  // what the length is: "diameter of iolet 'inlet'"
+};
 
 /// Before the mesh exists.
 struct MeshStage {
@@ -32,8 +42,8 @@ struct MeshStage {
   /// (an iolet cuts the vessel at its plane), never the reverse.
   geometry::VoxelGrid& voxels;
   mesh::MeshRequest& request;
-  /// A velocity the plugin imposes (m/s), for the Mach and Reynolds numbers.
-  std::vector<std::pair<double, std::string>>& velocity_scales;
+  /// The velocities the plugins impose, for the Mach and Reynolds numbers.
+  std::vector<VelocityScale>& velocity_scales;
 };
 
 /// After the mesh exists, on the run's backend.

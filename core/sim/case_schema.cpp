@@ -42,9 +42,13 @@ void declare_core_schema(config::Schema& schema) {
       .reals("velocity", "m/s", "Uniform initial velocity (the density starts at fluid.density)", 3)
       .default_value(std::vector<double>{0.0, 0.0, 0.0});
   schema.section("flow", "core", "Reference scales for the printed Mach and Reynolds numbers (estimated when absent)")
-      .real("reference_velocity", "m/s", "Characteristic velocity")
+      .real("reference_velocity", "m/s", "Characteristic velocity; default: the largest the case imposes (a "
+                                         "velocity iolet's peak, a moving wall, initial.velocity, the Poiseuille "
+                                         "velocity of the forcing)")
       .greater_than(0.0)
-      .real("reference_length", "m", "Characteristic length")
+      .real("reference_length", "m", "Characteristic length; default: the diameter of the velocity iolet that "
+                                     "sets the reference velocity, else the geometry's (pipe or root vessel "
+                                     "diameter, an STL's largest inscribed diameter, the smallest box edge)")
       .greater_than(0.0);
 
   schema.section("output", "core", "Field output (HDF5 + XDMF for ParaView) and probes")

@@ -103,7 +103,7 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
 
   // Plugins shape the mesh (periodic axes, boundary link classes) before it is built.
   mesh::MeshRequest request;
-  std::vector<std::pair<double, std::string>> velocity_scales;
+  std::vector<VelocityScale> velocity_scales;
   MeshStage mesh_stage{config_, units_, voxels_, request, velocity_scales};
   for (auto& p : plugins_) p->shape_mesh(mesh_stage);
   derive_flow_numbers(velocity_scales);
@@ -205,40 +205,51 @@ void Simulation::load_plugins(const config::Document& doc, const RunOptions& opt
   for (const LoadedPlugin& lp : libraries_) summary_.plugins.push_back(lp.name());
 }
 
-void Simulation::derive_flow_numbers(const std::vector<std::pair<double, std::string>>& velocity_scales) {
-  // Reference length: given, or the geometry's (pipe diameter, smallest box edge).
-  if (config_.has("flow.reference_length")) {
-    flow_.length = config_.real("flow.reference_length");
-    flow_.length_source = "flow.reference_length";
-  } else {
-    flow_.length = voxels_.characteristic_length;
-    const std::string shape = config_.string("geometry.shape");
-    flow_.length_source = shape == "pipe" ? "pipe diameter" : (shape == "tree" ? "root vessel diameter" : "smallest box edge");
-  }
+void Simulation::derive_flow_numbers(const std::vector<VelocityScale>& velocity_scales) {
   // Reference velocity: given, or the largest of what the case imposes: initial flow,
   // walls and inlets (reported by plugins), and the Poiseuille centre-line velocity the
-  // body force would drive across the reference length.
-  std::vector<std::pair<double, std::string>> candidates = velocity_scales;
+  // body force would drive across the geometry's length.
+  const double geometry_length = voxels_.characteristic_length;
+  std::vector<VelocityScale> candidates = velocity_scales;
   const auto u0 = config_.vec3("initial.velocity");
-  candidates.emplace_back(std::sqrt(u0[0] * u0[0] + u0[1] * u0[1] + u0[2] * u0[2]), "initial.velocity");
+  candidates.push_back({std::sqrt(u0[0] * u0[0] + u0[1] * u0[1] + u0[2] * u0[2]), "initial.velocity"});
   const auto g = config_.vec3("forcing.acceleration");
   const double gmag = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
   if (gmag > 0.0) {
     const bool pipe = config_.string("geometry.shape") != "box";  // pipes and vessel trees
     // Pipe: g R^2 / (4 nu) with R = L/2; channel between plates L apart: g L^2 / (8 nu).
-    const double L = voxels_.characteristic_length;
-    candidates.emplace_back(gmag * L * L / ((pipe ? 16.0 : 8.0) * units_.viscosity),
-                            "Poiseuille estimate from forcing.acceleration");
+    const double L = geometry_length;
+    candidates.push_back({gmag * L * L / ((pipe ? 16.0 : 8.0) * units_.viscosity),
+                          "Poiseuille estimate from forcing.acceleration"});
   }
+  const VelocityScale* chosen = nullptr;
   if (config_.has("flow.reference_velocity")) {
     flow_.velocity = config_.real("flow.reference_velocity");
     flow_.velocity_source = "flow.reference_velocity";
   } else {
-    for (const auto& [u, what] : candidates)
-      if (u > flow_.velocity) {
-        flow_.velocity = u;
-        flow_.velocity_source = what;
+    for (const VelocityScale& c : candidates)
+      if (c.velocity > flow_.velocity) {
+        flow_.velocity = c.velocity;
+        flow_.velocity_source = c.source;
+        chosen = &c;
       }
+  }
+  // Reference length: given; or the one that goes with the reference velocity (a
+  // velocity inlet's diameter); or the geometry's.
+  if (config_.has("flow.reference_length")) {
+    flow_.length = config_.real("flow.reference_length");
+    flow_.length_source = "flow.reference_length";
+  } else if (chosen && chosen->length > 0.0) {
+    flow_.length = chosen->length;
+    flow_.length_source = chosen->length_source;
+  } else {
+    flow_.length = geometry_length;
+    const std::string shape = config_.string("geometry.shape");
+    flow_.length_source = shape == "pipe"     ? "pipe diameter"
+                          : shape == "tree"   ? "root vessel diameter"
+                          : shape == "stl"    ? "diameter of the largest inscribed ball"
+                          : shape == "voxels" ? "the voxel file's characteristic length"
+                                              : "smallest box edge";
   }
   flow_.u_lattice = units_.velocity_to_lattice(flow_.velocity);
   flow_.mach = flow_.u_lattice * std::sqrt(3.0);

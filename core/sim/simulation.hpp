@@ -58,7 +58,7 @@ class Simulation {
 
  private:
   void load_plugins(const config::Document& doc, const RunOptions& options);
-  void derive_flow_numbers(const std::vector<std::pair<double, std::string>>& velocity_scales);
+  void derive_flow_numbers(const std::vector<VelocityScale>& velocity_scales);
   void select_backend();
   void declare_core_fields();
   void check_mass_and_finiteness(std::int64_t step);

@@ -59,8 +59,10 @@ class BoundariesPlugin final : public Plugin {
       s.link_class = st.request.add_link_class("iolet:" + s.name, [spec, vox](const std::array<int, 3>& v) {
         return claims(*spec, *vox, v);
       });
+      // The peak velocity, and the inlet's diameter as the length of its Reynolds number.
       if (s.condition == IoletSpec::Condition::velocity)
-        st.velocity_scales.emplace_back(std::fabs(s.value) + std::fabs(s.amplitude), "iolet '" + s.name + "'");
+        st.velocity_scales.push_back({std::fabs(s.value) + std::fabs(s.amplitude), "iolet '" + s.name + "'",
+                                      2.0 * s.radius, "diameter of iolet '" + s.name + "'"});
     }
     if (st.config.string("run.precision") == "fp32") make<float>(st, std::move(walls), std::move(iolets));
     else make<double>(st, std::move(walls), std::move(iolets));

@@ -37,7 +37,7 @@ std::vector<MovingWall> request_moving_walls(MeshStage& st, const config::Config
         "moving_wall:" + wall.name,
         [axis, extent, high](const std::array<int, 3>& v) { return high ? v[axis] >= extent : v[axis] < 0; });
     const auto& u = wall.velocity;
-    st.velocity_scales.emplace_back(std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]), "moving wall '" + wall.name + "'");
+    st.velocity_scales.push_back({std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]), "moving wall '" + wall.name + "'"});
     walls.push_back(wall);
     ++index;
   }

@@ -426,9 +426,15 @@ TEST_CASE("surface: open_ends_toml gives one iolet table per end") {
   CHECK(count("center = [") == 2);
   CHECK(count("normal = [") == 2);
   CHECK(count("radius = ") == 2);
-  CHECK(count("name = \"end0\"") == 1);
-  CHECK(count("name = \"end1\"") == 1);
-  CHECK(count("# condition = \"velocity\"") == 1);
-  CHECK(count("# condition = \"pressure\"") == 1);
+  // The largest end is the suggested inlet, the other an outlet at zero pressure.
+  CHECK(count("name = \"inlet\"") == 1);
+  CHECK(count("name = \"outlet1\"") == 1);
+  CHECK(count("\ncondition = \"velocity\"") == 1);
+  CHECK(count("\nprofile = \"parabolic\"") == 1);
+  CHECK(count("\n# velocity = ") == 1);  // to fill in: a case without it is refused
+  CHECK(count("\ncondition = \"pressure\"") == 1);
+  CHECK(count("\npressure = 0.0") == 1);
+  CHECK(toml.find("name = \"inlet\"") < toml.find("name = \"outlet1\""));
   CHECK(count("mm^2") == 2);
+  CHECK(count("cap file") == 0);  // open ends come from no file
 }

@@ -1,0 +1,160 @@
+// The usage texts of the `hemoflow` command (usage_text, cli.hpp): `hemoflow --help`
+// gives every command in brief, `hemoflow COMMAND --help` one command with its options.
+#include <string>
+
+#include "core/app/cli.hpp"
+
+namespace hemo::app {
+
+namespace {
+
+const char* const overview = R"(usage:
+  hemoflow run CASE.toml [options]     run a case
+  hemoflow check CASE.toml [options]   validate a case and build its mesh, without running
+  hemoflow mesh CASE.toml [--voxels FILE] [--set ...]
+                                       voxelize the case's geometry once (an STL: solid fractions
+                                       with geometry.subsamples^3 samples) and write it to FILE
+                                       (default: next to the case, <case>.voxels.h5); a case then
+                                       loads it with geometry.shape = "voxels", geometry.file = FILE
+  hemoflow mesh SURFACE.stl --find-iolets [--unit m|mm|um] [--caps CAP.stl...]
+                                       fit a plane to each opening of a vessel surface (the open
+                                       ends of an open surface, or the cap files of a closed one)
+                                       and print them as [[boundaries.iolet]] tables to paste
+                                       into a case
+  hemoflow stl-pipe --output FILE.stl --radius R --length L [--axis X,Y,Z] [--center X,Y,Z]
+                    [--segments N] [--end-radius R2] [--open] [--cap-files PREFIX]
+                                       write a triangulated pipe (m), e.g. tilted, for validation
+  hemoflow info [--keys [--markdown]]  build, backends, devices and plugins; --keys: every config key
+  hemoflow COMMAND --help              that command's usage and options
+  hemoflow --version | --help
+
+options for run and check:
+  --set SECTION.KEY=VALUE   override a key of the case file (repeatable; same validation)
+  --steps N                 number of time steps (overrides run.steps and run.end_time)
+  --backend cpu|cuda        where kernels run (same as --set run.backend=...)
+  --output DIR              output folder (default: out/<case name>)
+  --progress auto|always|never
+  --quiet                   only warnings and errors
+
+exit codes: 0 success, 1 other failure, 2 bad input (case file, geometry, options),
+            3 the run diverged (NaN; step and node are reported)
+environment: HEMO_PLUGIN_PATH (extra plugin folders), OMP_NUM_THREADS (CPU threads)
+)";
+
+const char* const case_options = R"(
+options:
+  --set SECTION.KEY=VALUE   override a key of the case file (repeatable; same validation as
+                            the file: --set lattice.dx=1e-4, --set boundaries.iolet.0.velocity=0.1)
+  --steps N                 number of time steps (overrides run.steps and run.end_time)
+  --backend cpu|cuda        where kernels run (same as --set run.backend=...)
+  --output DIR, -o DIR      output folder (default: out/<case name>)
+  --progress auto|always|never
+                            the progress line (auto: shown unless --quiet)
+  --quiet, -q               only warnings and errors
+  --help, -h                this help
+)";
+
+const char* const footer = R"(
+exit codes: 0 success, 1 other failure, 2 bad input (case file, geometry, options),
+            3 the run diverged (NaN; step and node are reported)
+environment: HEMO_PLUGIN_PATH (extra plugin folders), OMP_NUM_THREADS (CPU threads)
+)";
+
+const char* const run_usage = R"(usage: hemoflow run CASE.toml [options]
+
+Runs a case: reads and validates it, builds the geometry, the mesh and the fields, steps
+it and writes summary.json, case.toml (as run), fields.xmf with fields/*.h5 and the
+probes' CSV files into the output folder. Before stepping it prints dx, dt, tau, and the
+Mach and Reynolds numbers (see hemoflow check --help).
+)";
+
+const char* const check_usage = R"(usage: hemoflow check CASE.toml [options]
+
+Validates a case and builds its mesh without running it: reports every problem of the
+case file at once (file:line:column), then prints the fluid nodes, the steps, tau, the
+Mach and Reynolds numbers and the memory the fields would take. The reference velocity is
+the largest the case imposes (a velocity iolet's peak, a moving wall, the initial velocity,
+the forcing's Poiseuille velocity); the reference length is the diameter of the velocity
+iolet that sets it, else the geometry's. flow.reference_velocity and
+flow.reference_length override them.
+)";
+
+const char* const mesh_usage = R"(usage: hemoflow mesh CASE.toml [--voxels FILE] [--set SECTION.KEY=VALUE]...
+       hemoflow mesh SURFACE.stl --find-iolets [--unit m|mm|um] [--caps CAP.stl [CAP.stl...]]
+
+mesh CASE.toml: voxelizes the case's geometry once (an STL: solid fractions with
+geometry.subsamples^3 samples per cell) and writes it to FILE (default: next to the case,
+<case>.voxels.h5); a case then loads it with geometry.shape = "voxels", geometry.file = FILE.
+
+mesh SURFACE.stl --find-iolets: fits a plane to each opening of a vessel surface and
+prints them as [[boundaries.iolet]] tables to paste into a case, largest first. The largest
+is suggested as the inlet (a parabolic velocity profile; fill in its velocity), the others
+as outlets at zero pressure. Normals point out of the fluid; radius = sqrt(area / pi).
+  - An open surface: the openings are its open ends (loops of boundary edges).
+  - A closed surface: give one cap file per opening with --caps, as meshing tools export
+    them: the flat patch of triangles that closes the opening, which are also triangles
+    of SURFACE.stl. Each cap is fitted by its area-weighted centroid and normal, and is
+    refused if it is not flat to 1% of its radius or if its centre lies farther than 3%
+    of its radius from SURFACE. Which way is out of the fluid is decided by voxelizing
+    SURFACE (ray parity): the triangles' winding is never used.
+
+options:
+  --voxels FILE             mesh CASE.toml: where to write the voxel geometry
+  --set SECTION.KEY=VALUE   mesh CASE.toml: override a key of the case file (repeatable)
+  --find-iolets             fit iolet planes to the openings of SURFACE.stl
+  --unit m|mm|um            the unit of SURFACE.stl and of every cap file (default: m)
+  --caps CAP.stl...         the cap files of a closed SURFACE.stl: every argument up to the
+                            next option; a quoted pattern such as 'caps/*.stl' is expanded by
+                            hemoflow. Give SURFACE.stl before --caps.
+  --quiet, -q               only warnings and errors
+  --help, -h                this help
+)";
+
+const char* const stl_pipe_usage = R"(usage: hemoflow stl-pipe --output FILE.stl --radius R --length L [--axis X,Y,Z] [--center X,Y,Z]
+                         [--segments N] [--end-radius R2] [--open] [--cap-files PREFIX]
+
+Writes the wall of a circular pipe as binary STL (m), e.g. tilted off the lattice axes,
+for validation cases and tests: closed by flat caps (fans around a centre vertex) unless
+--open.
+
+options:
+  --output FILE.stl, -o     the file to write
+  --radius R                radius (m); with --end-radius, at the end at center - axis L/2
+  --end-radius R2           radius (m) at the end at center + axis L/2 (default: R): a
+                            tapered pipe
+  --length L                length (m) along the axis
+  --axis X,Y,Z              direction of the axis, any length (default: 1,0,0)
+  --center X,Y,Z            centre of the pipe (m) (default: 0,0,0)
+  --segments N              vertices around (default: 128, at least 8)
+  --open                    leave both ends open (two boundary loops)
+  --cap-files PREFIX        also write the triangles of each end cap as a surface of its own,
+                            PREFIX_0.stl (the end at -axis) and PREFIX_1.stl (+axis), as a
+                            meshing tool does (for mesh --find-iolets --caps); not with --open
+  --quiet, -q               only warnings and errors
+  --help, -h                this help
+)";
+
+const char* const info_usage = R"(usage: hemoflow info [--keys [--markdown]]
+
+Prints the build (version, commit, build type), the backends and CUDA devices, the plugins
+found and the plugin search path.
+
+options:
+  --keys                    instead, every config key of core and of the plugins found:
+                            type, default, unit, range and description
+  --markdown                with --keys: as the tables of docs/config-reference.md
+  --help, -h                this help
+)";
+
+}  // namespace
+
+std::string usage_text(const std::string& command) {
+  if (command == "run") return std::string(run_usage) + case_options + footer;
+  if (command == "check") return std::string(check_usage) + case_options + footer;
+  if (command == "mesh") return std::string(mesh_usage) + footer;
+  if (command == "stl-pipe") return std::string(stl_pipe_usage) + footer;
+  if (command == "info") return std::string(info_usage);
+  return overview;
+}
+
+}  // namespace hemo::app

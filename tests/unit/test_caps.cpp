@@ -1,0 +1,183 @@
+// The openings of a closed surface from its cap files (core/geometry/caps.hpp), the
+// tapered pipe and its caps that the tests generate (make_pipe_surface, pipe_cap), and
+// the suggested inlet and outlets of open_ends_toml.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numbers>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/common/error.hpp"
+#include "core/geometry/caps.hpp"
+#include "core/geometry/stl.hpp"
+#include "core/geometry/surface.hpp"
+
+using namespace hemo;
+using namespace hemo::geometry;
+
+namespace {
+
+doctest::Approx rel(double value, double eps) { return doctest::Approx(value).epsilon(eps).scale(0); }
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+Point sub(const Point& a, const Point& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+double dot(const Point& a, const Point& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+double norm(const Point& a) { return std::sqrt(dot(a, a)); }
+Point cross(const Point& a, const Point& b) {
+  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+Point unit(const Point& a) { return {a[0] / norm(a), a[1] / norm(a), a[2] / norm(a)}; }
+
+double enclosed_volume(const TriangleMesh& m) {
+  double v = 0;
+  for (const auto& t : m.triangles) v += dot(m.vertices[t[0]], cross(m.vertices[t[1]], m.vertices[t[2]])) / 6;
+  return v;
+}
+
+/// Area of the regular n-gon inscribed in a circle of radius r, as a circle's radius.
+double polygon_radius(double r, int n) {
+  return r * std::sqrt(std::sin(2 * std::numbers::pi / n) * n / (2 * std::numbers::pi));
+}
+
+/// Every triangle wound the other way (which == 0: all; 2: every second one).
+TriangleMesh rewound(TriangleMesh m, int which = 0) {
+  for (std::size_t t = 0; t < m.triangles.size(); ++t)
+    if (which == 0 || t % 2 == 0) std::swap(m.triangles[t][1], m.triangles[t][2]);
+  return m;
+}
+
+/// The error message fit_caps throws ("" if none).
+std::string caps_error(const TriangleMesh& surface, const std::vector<CapFile>& caps) {
+  try {
+    fit_caps(surface, caps);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The tilted, tapered test pipe: radius r0 at the -axis end, r1 at the +axis end.
+const Point centre{0.001, -0.002, 0.003}, axis{1, 0.1, 0.05};
+constexpr double r0 = 3e-3, r1 = 5e-3, length = 24e-3;
+constexpr int segments = 64;
+
+TriangleMesh test_pipe() { return make_pipe_surface(centre, axis, r0, length, segments, true, r1); }
+
+}  // namespace
+
+TEST_CASE("pipe surface: tapered, closed, outward, the volume of its polygonal frustum") {
+  const TriangleMesh pipe = test_pipe();
+  CHECK(check_surface(pipe).boundary_edges == 0);
+  CHECK(check_surface(pipe).non_manifold_edges == 0);
+  const double f = std::pow(polygon_radius(1.0, segments), 2);
+  CHECK(enclosed_volume(pipe) == rel(f * std::numbers::pi * length * (r0 * r0 + r0 * r1 + r1 * r1) / 3, 1e-9));
+  const TriangleMesh open = make_pipe_surface(centre, axis, r0, length, segments, false, r1);
+  const std::vector<OpenEnd> ends = find_open_ends(open);
+  REQUIRE(ends.size() == 2);
+  CHECK(ends[0].radius == rel(polygon_radius(r1, segments), 1e-9));  // the larger end first
+  CHECK(ends[1].radius == rel(polygon_radius(r0, segments), 1e-9));
+}
+
+TEST_CASE("pipe_cap: each end's fan, on its own, one rim") {
+  const TriangleMesh pipe = test_pipe();
+  for (int end = 0; end < 2; ++end) {
+    const TriangleMesh cap = pipe_cap(pipe, segments, end);
+    CHECK(cap.size() == std::size_t(segments));
+    CHECK(cap.vertices.size() == std::size_t(segments + 1));
+    CHECK(check_surface(cap).boundary_edges == std::size_t(segments));
+  }
+  CHECK_THROWS_AS(pipe_cap(pipe, segments, 2), std::invalid_argument);
+}
+
+TEST_CASE("fit_cap_plane: centroid, normal, radius and rim of a pipe's cap, whatever the winding") {
+  const TriangleMesh pipe = test_pipe();
+  const Point a = unit(axis);
+  const TriangleMesh cap = pipe_cap(pipe, segments, 1);
+  const OpenEnd e = fit_cap_plane({"caps/far.stl", cap});
+  const Point expect{centre[0] + 0.5 * length * a[0], centre[1] + 0.5 * length * a[1], centre[2] + 0.5 * length * a[2]};
+  CHECK(norm(sub(e.centre, expect)) < 1e-12);
+  CHECK(std::fabs(dot(e.normal, a)) == rel(1.0, 1e-12));
+  CHECK(e.radius == rel(polygon_radius(r1, segments), 1e-12));
+  CHECK(e.area == rel(std::numbers::pi * e.radius * e.radius, 1e-12));
+  CHECK(e.edges == std::size_t(segments));
+  CHECK(e.planarity < 1e-12);
+  CHECK(e.source == "caps/far.stl");
+  // Wound the other way, or half of it: the same plane (the normal's sign is arbitrary).
+  for (const int which : {0, 2}) {
+    const OpenEnd r = fit_cap_plane({"caps/far.stl", rewound(cap, which)});
+    CHECK(norm(sub(r.centre, e.centre)) < 1e-15);
+    CHECK(std::fabs(dot(r.normal, e.normal)) == rel(1.0, 1e-14));
+    CHECK(r.area == rel(e.area, 1e-14));
+  }
+}
+
+TEST_CASE("fit_caps: outward normals, names from the files, the largest opening first") {
+  const TriangleMesh pipe = test_pipe();
+  const Point a = unit(axis);
+  // The small cap first on the command line; the larger (r1, +axis end) must lead.
+  const std::vector<CapFile> caps{{"in/small cap.stl", pipe_cap(pipe, segments, 0)},
+                                  {"in/large.stl", pipe_cap(pipe, segments, 1)}};
+  for (const TriangleMesh& surface : {pipe, rewound(pipe), rewound(pipe, 2)}) {
+    const std::vector<OpenEnd> o = fit_caps(surface, caps);
+    REQUIRE(o.size() == 2);
+    CHECK(o[0].source == "in/large.stl");
+    CHECK(o[0].name == "large");
+    CHECK(o[1].name == "small_cap");  // a TOML-safe iolet name
+    CHECK(dot(o[0].normal, a) == rel(1.0, 1e-12));   // +axis end: out is +axis
+    CHECK(dot(o[1].normal, a) == rel(-1.0, 1e-12));  // -axis end: out is -axis
+    CHECK(o[0].area > o[1].area);
+  }
+  // Caps wound the other way give the same result.
+  const std::vector<CapFile> flipped{{"in/small cap.stl", rewound(caps[0].mesh)}, {"in/large.stl", rewound(caps[1].mesh)}};
+  const std::vector<OpenEnd> f = fit_caps(pipe, flipped), o = fit_caps(pipe, caps);
+  for (int i = 0; i < 2; ++i) CHECK(norm(sub(f[i].normal, o[i].normal)) < 1e-14);
+  // Two files with the same stem get distinct names.
+  const std::vector<OpenEnd> same = fit_caps(pipe, {{"a/cap.stl", caps[0].mesh}, {"b/cap.stl", caps[1].mesh}});
+  CHECK(same[0].name == "cap_2");
+  CHECK(same[1].name == "cap");
+}
+
+TEST_CASE("fit_caps: refuses caps that are not planar, not on the surface, given twice, or several in one file") {
+  const TriangleMesh pipe = test_pipe();
+  TriangleMesh bent = pipe_cap(pipe, segments, 0);
+  // The hub moved along the axis by 5% of the radius: a shallow cone.
+  const Point a = unit(axis);
+  for (int k = 0; k < 3; ++k) bent.vertices[0][k] += 0.05 * r0 * a[k];
+  const std::string not_planar = caps_error(pipe, {{"bent.stl", bent}});
+  CHECK(contains(not_planar, "bent.stl: the cap is not planar"));
+  CHECK(contains(not_planar, "% of its radius"));
+
+  TriangleMesh moved = pipe_cap(pipe, segments, 0);
+  for (Point& p : moved.vertices) p[1] += 2 * r0;  // beside the pipe, off its wall
+  const std::string off = caps_error(pipe, {{"moved.stl", moved}});
+  CHECK(contains(off, "moved.stl: the cap is not on the surface"));
+
+  const TriangleMesh cap = pipe_cap(pipe, segments, 0);
+  CHECK(contains(caps_error(pipe, {{"one.stl", cap}, {"again.stl", cap}}), "again.stl: the cap closes the same opening as one.stl"));
+
+  TriangleMesh both = cap;
+  const TriangleMesh other = pipe_cap(pipe, segments, 1);
+  const auto base = std::uint32_t(both.vertices.size());
+  both.vertices.insert(both.vertices.end(), other.vertices.begin(), other.vertices.end());
+  for (auto t : other.triangles) both.triangles.push_back({t[0] + base, t[1] + base, t[2] + base});
+  CHECK(contains(caps_error(pipe, {{"both.stl", both}}), "both.stl: the cap has 2 rims"));
+
+  const TriangleMesh open = make_pipe_surface(centre, axis, r0, length, segments, false, r1);
+  CHECK(contains(caps_error(open, {{"one.stl", cap}}), "the surface is not closed"));
+}
+
+TEST_CASE("open_ends_toml: the cap file of each opening, the largest as the inlet") {
+  const TriangleMesh pipe = test_pipe();
+  const std::string toml =
+      open_ends_toml(fit_caps(pipe, {{"c/small.stl", pipe_cap(pipe, segments, 0)}, {"c/large.stl", pipe_cap(pipe, segments, 1)}}));
+  const auto at = [&](const std::string& part) { return toml.find(part); };
+  REQUIRE(at("name = \"large\"") != std::string::npos);
+  CHECK(at("name = \"large\"") < at("# from cap file c/large.stl"));
+  CHECK(at("# from cap file c/large.stl") < at("condition = \"velocity\""));
+  CHECK(at("condition = \"velocity\"") < at("name = \"small\""));
+  CHECK(at("name = \"small\"") < at("# from cap file c/small.stl"));
+  CHECK(at("# from cap file c/small.stl") < at("condition = \"pressure\""));
+  CHECK(contains(toml, "(largest distance of the cap from its plane / radius)"));
+}
