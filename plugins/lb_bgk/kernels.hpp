@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "core/mesh/link_codes.hpp"
-#include "physics/bgk.hpp"
+#include "physics/collision.hpp"
 #include "physics/bounce_back.hpp"
 
 namespace hemo::lb_bgk {
@@ -11,12 +11,13 @@ namespace hemo::lb_bgk {
 namespace d3q19 = phys::d3q19;
 
 /// The node-local half of an update, shared by every layout: relax the gathered
-/// populations h (with the Guo force F) and store them, and the moments when asked.
-template <class Real>
-HEMO_HD void relax_and_store(Real (&h)[d3q19::Q], Real omega, const phys::Vec3<Real>& F, std::uint32_t n,
-                             std::size_t s, Real* HEMO_RESTRICT out, bool write_moments, Real* HEMO_RESTRICT density,
-                             Real* HEMO_RESTRICT velocity) {
-  const phys::NodeState<Real> st = phys::collide_bgk(h, omega, F);
+/// populations h (with the Guo force F) by the collision operator (physics/collision.hpp)
+/// and store them, and the moments when asked.
+template <class Real, class Collision>
+HEMO_HD void relax_and_store(Real (&h)[d3q19::Q], const Collision& collide, const phys::Vec3<Real>& F,
+                             std::uint32_t n, std::size_t s, Real* HEMO_RESTRICT out, bool write_moments,
+                             Real* HEMO_RESTRICT density, Real* HEMO_RESTRICT velocity) {
+  const phys::NodeState<Real> st = collide(h, F);
   HEMO_UNROLL
   for (int q = 0; q < d3q19::Q; ++q) out[std::size_t(q) * s + n] = h[q];
   if (write_moments) {
@@ -31,11 +32,12 @@ HEMO_HD void relax_and_store(Real (&h)[d3q19::Q], Real omega, const phys::Vec3<R
 /// then collide, one read and one write of every population):
 ///   1. gather h_q from the node at x - c_q (or bounce back, link_codes.hpp),
 ///   2. moments, Guo force (rho * g plus an optional force-density field),
-///   3. BGK relaxation with the Guo source,
+///   3. relaxation by the collision operator (BGK, TRT or regularized) with Guo's source,
 ///   4. write the post-collision populations to the other population set.
 /// Populations are SoA rows of `stride` entries: h_q(n) = f[q * stride + n], shifted
-/// by -w_q (equilibrium.hpp).
-template <class Real>
+/// by -w_q (equilibrium.hpp). Every operator reads and writes the same 19 populations, so
+/// each moves the same bytes per update.
+template <class Real, class Collision = phys::BgkCollision<Real>>
 struct CollideStream {
   const Real* HEMO_RESTRICT f_in;   // post-collision populations of the last step (A)
   Real* HEMO_RESTRICT f_out;        // this step's post-collision populations (B)
@@ -45,7 +47,7 @@ struct CollideStream {
   Real* HEMO_RESTRICT density;      // written when write_moments
   Real* HEMO_RESTRICT velocity;     // 3 rows, written when write_moments
   phys::Vec3<Real> acceleration;    // uniform body acceleration, lattice units
-  Real omega;
+  Collision collision;              // physics/collision.hpp
   std::uint32_t stride;
   bool write_moments;
 
@@ -83,7 +85,7 @@ struct CollideStream {
       F.y += force[s + n];
       F.z += force[2 * s + n];
     }
-    relax_and_store(h, omega, F, n, s, f_out, write_moments, density, velocity);
+    relax_and_store(h, collision, F, n, s, f_out, write_moments, density, velocity);
   }
 };
 

@@ -20,7 +20,7 @@ struct Lattice {
   std::vector<double> a, b, rho, u, link_value;
   lb_bgk::CollideStream<double> kernel(double omega, bool moments = true) {
     return {a.data(), b.data(), mesh.neighbours.data(), link_value.empty() ? nullptr : link_value.data(), nullptr,
-            rho.data(), u.data(), {0, 0, 0}, omega, mesh.stride, moments};
+            rho.data(), u.data(), {0, 0, 0}, {omega}, mesh.stride, moments};
   }
 };
 

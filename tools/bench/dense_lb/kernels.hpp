@@ -7,7 +7,7 @@
 // n - offset[q] never leaves the array.
 #include <cstdint>
 
-#include "physics/bgk.hpp"
+#include "physics/collision.hpp"
 #include "plugins/lb_bgk/kernels.hpp"
 
 namespace hemo::bench {
@@ -22,7 +22,7 @@ struct DenseCollideStream {
   Real* HEMO_RESTRICT density;
   Real* HEMO_RESTRICT velocity;
   phys::Vec3<Real> acceleration;
-  Real omega;
+  phys::BgkCollision<Real> collision;
   std::uint32_t stride;
   std::int64_t offset[d3q19::Q];  // index distance to the node at x - c_q
   bool write_moments;
@@ -45,7 +45,7 @@ struct DenseCollideStream {
     const phys::Moments<Real> m = phys::moments(h);
     const Real rho = Real(1) + m.drho;
     const phys::Vec3<Real> F{rho * acceleration.x, rho * acceleration.y, rho * acceleration.z};
-    lb_bgk::relax_and_store(h, omega, F, n, s, f_out, write_moments, density, velocity);
+    lb_bgk::relax_and_store(h, collision, F, n, s, f_out, write_moments, density, velocity);
   }
 };
 

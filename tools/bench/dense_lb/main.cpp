@@ -61,7 +61,7 @@ int run(const config::Config& cfg, exec::Space space, std::int64_t steps, int bl
   k.velocity = vel.data();
   k.acceleration = {Real(units.acceleration_to_lattice(g[0])), Real(units.acceleration_to_lattice(g[1])),
                     Real(units.acceleration_to_lattice(g[2]))};
-  k.omega = Real(units.omega());
+  k.collision.omega = Real(units.omega());
   k.stride = stride;
   for (int q = 0; q < 19; ++q)
     k.offset[q] = phys::d3q19::cx(q) + px * (phys::d3q19::cy(q) + py * phys::d3q19::cz(q));

@@ -1,0 +1,176 @@
+// The TRT and regularized collision operators (physics/trt.hpp, physics/regularized.hpp)
+// against hand-derived identities: conservation, Guo's momentum input, the equilibrium
+// as a fixed point, and how each relaxes the moments. Exact to rounding in fp64.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+
+#include "physics/collision.hpp"
+
+using namespace hemo::phys;
+namespace q19 = hemo::phys::d3q19;
+
+namespace {
+
+using Pops = double[q19::Q];
+
+/// A perturbed equilibrium: a random non-equilibrium part of every order.
+void random_state(Pops& h, std::mt19937& rng) {
+  std::uniform_real_distribution<double> pert(-0.01, 0.01);
+  for (int q = 0; q < q19::Q; ++q)
+    h[q] = equilibrium_shifted(q, 0.02, Vec3<double>{0.03, -0.02, 0.01}) + pert(rng) * q19::w<double>(q);
+}
+
+/// Second moment sum_q c_a c_b h_q.
+void second_moment(const Pops& h, double (&m)[3][3]) {
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      m[a][b] = 0.0;
+      for (int q = 0; q < q19::Q; ++q) m[a][b] += q19::c(q, a) * q19::c(q, b) * h[q];
+    }
+}
+
+void copy(const Pops& from, Pops& to) {
+  for (int q = 0; q < q19::Q; ++q) to[q] = from[q];
+}
+
+template <class Collide>
+void check_conserves_mass_and_adds_force(Collide collide) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> fd(-1e-4, 1e-4);
+  for (int trial = 0; trial < 20; ++trial) {
+    Pops h;
+    random_state(h, rng);
+    const Moments<double> before = moments(h);
+    const Vec3<double> F{fd(rng), fd(rng), fd(rng)};
+    collide(h, F);
+    const Moments<double> after = moments(h);
+    CHECK(after.drho == doctest::Approx(before.drho).epsilon(1e-15).scale(1.0));
+    // Guo: rho u = j + F/2 before; after the collision j* = j + F for every operator.
+    CHECK(after.j.x == doctest::Approx(before.j.x + F.x).epsilon(1e-15).scale(1.0));
+    CHECK(after.j.y == doctest::Approx(before.j.y + F.y).epsilon(1e-15).scale(1.0));
+    CHECK(after.j.z == doctest::Approx(before.j.z + F.z).epsilon(1e-15).scale(1.0));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("TRT and regularized collisions conserve mass; Guo forcing adds exactly F to the momentum") {
+  const double tau = 0.53;
+  check_conserves_mass_and_adds_force([&](Pops& h, const Vec3<double>& F) {
+    collide_trt(h, 1.0 / tau, trt_omega_minus(tau, 3.0 / 16.0), F);
+  });
+  check_conserves_mass_and_adds_force([&](Pops& h, const Vec3<double>& F) { collide_regularized(h, 1.0 / tau, F); });
+}
+
+TEST_CASE("the equilibrium is a fixed point of TRT and of the regularized collision") {
+  const Vec3<double> u{0.05, 0.0, -0.03};
+  Pops h, g, heq;
+  for (int q = 0; q < q19::Q; ++q) h[q] = g[q] = heq[q] = equilibrium_shifted(q, -0.01, u);
+  collide_trt(h, 1.7, 1.1, Vec3<double>{0, 0, 0});
+  collide_regularized(g, 1.7, Vec3<double>{0, 0, 0});
+  for (int q = 0; q < q19::Q; ++q) {
+    CHECK(h[q] == doctest::Approx(heq[q]).epsilon(1e-15).scale(1.0));
+    CHECK(g[q] == doctest::Approx(heq[q]).epsilon(1e-15).scale(1.0));
+  }
+}
+
+TEST_CASE("TRT magic parameter: omega- from Lambda, and TRT with omega- = omega+ is BGK") {
+  // Lambda = (tau - 1/2)(1/omega- - 1/2): tau = 0.8, Lambda = 3/16 -> 1/omega- = 1/2 + 0.625.
+  CHECK(trt_omega_minus(0.8, 3.0 / 16.0) == doctest::Approx(1.0 / 1.125).epsilon(1e-15));
+  // Lambda = 1/4 at tau = 1: omega- = omega+ = 1.
+  CHECK(trt_omega_minus(1.0, 0.25) == doctest::Approx(1.0).epsilon(1e-15));
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> fd(-1e-4, 1e-4);
+  for (int trial = 0; trial < 10; ++trial) {
+    Pops a, b;
+    random_state(a, rng);
+    copy(a, b);
+    const Vec3<double> F{fd(rng), fd(rng), fd(rng)};
+    const double omega = 1.0 / 0.57;
+    collide_bgk(a, omega, F);
+    collide_trt(b, omega, omega, F);
+    for (int q = 0; q < q19::Q; ++q) CHECK(b[q] == doctest::Approx(a[q]).epsilon(1e-14).scale(1.0));
+  }
+}
+
+TEST_CASE("TRT relaxes the odd part of each pair by omega- and the even part by omega+") {
+  // Disturbances of the rest state (h = 0, the equilibrium at rho = 1, u = 0) that carry
+  // no mass and no momentum, so the equilibrium stays h = 0 and each disturbance decays
+  // by its own rate: an even one by 1 - omega+, an odd one by 1 - omega-.
+  const double wp = 1.6, wm = 0.9;
+  Pops h;
+  for (int q = 0; q < q19::Q; ++q) h[q] = 0.0;
+  const double e = 1e-3;
+  h[1] += e, h[2] += e, h[3] -= e, h[4] -= e;  // even, no mass, no momentum, only Pi_xx - Pi_yy
+  collide_trt(h, wp, wm, Vec3<double>{0, 0, 0});
+  CHECK(h[1] == doctest::Approx((1 - wp) * e).epsilon(1e-14));
+  CHECK(h[2] == doctest::Approx((1 - wp) * e).epsilon(1e-14));
+  CHECK(h[3] == doctest::Approx(-(1 - wp) * e).epsilon(1e-14));
+  // Odd: +e on pair (1,2) (c_1 = (1,0,0)), -e/2 on (7,8) (c_7 = (1,1,0)) and on (9,10)
+  // (c_9 = (1,-1,0)): x momentum 2e - e - e = 0, y momentum -e + e = 0.
+  Pops g;
+  for (int q = 0; q < q19::Q; ++q) g[q] = 0.0;
+  g[1] += e, g[2] -= e;            // odd part of pair (1,2): +e
+  g[7] -= 0.5 * e, g[8] += 0.5 * e;  // odd part of pair (7,8): -e/2
+  g[9] -= 0.5 * e, g[10] += 0.5 * e;  // odd part of pair (9,10): -e/2
+  const Moments<double> m = moments(g);
+  REQUIRE(std::fabs(m.j.x) < 1e-18);
+  REQUIRE(std::fabs(m.j.y) < 1e-18);
+  collide_trt(g, wp, wm, Vec3<double>{0, 0, 0});
+  CHECK(g[1] == doctest::Approx((1 - wm) * e).epsilon(1e-14));
+  CHECK(g[2] == doctest::Approx(-(1 - wm) * e).epsilon(1e-14));
+  CHECK(g[7] == doctest::Approx(-(1 - wm) * 0.5 * e).epsilon(1e-14));
+}
+
+TEST_CASE("regularized collision: same mass, momentum and momentum flux as BGK; higher moments filtered") {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> fd(-1e-4, 1e-4);
+  for (int trial = 0; trial < 10; ++trial) {
+    Pops a, b;
+    random_state(a, rng);
+    copy(a, b);
+    const Vec3<double> F{fd(rng), fd(rng), fd(rng)};
+    const double omega = 1.0 / 0.52;
+    collide_bgk(a, omega, F);
+    collide_regularized(b, omega, F);
+    double ma[3][3], mb[3][3];
+    second_moment(a, ma);
+    second_moment(b, mb);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) CHECK(mb[i][j] == doctest::Approx(ma[i][j]).epsilon(1e-14).scale(1.0));
+  }
+  // A state whose non-equilibrium part is a pure second-order Hermite term is left to
+  // BGK unchanged: regularization only removes what lies outside that space.
+  const Vec3<double> u{0.02, -0.01, 0.03};
+  const double Pi[3][3] = {{1e-3, 2e-4, -3e-4}, {2e-4, -5e-4, 1e-4}, {-3e-4, 1e-4, 2e-4}};
+  Pops a, b;
+  for (int q = 0; q < q19::Q; ++q) {
+    double cpc = 0.0, tr = 0.0;
+    for (int i = 0; i < 3; ++i) {
+      tr += Pi[i][i];
+      for (int j = 0; j < 3; ++j) cpc += q19::c(q, i) * q19::c(q, j) * Pi[i][j];
+    }
+    a[q] = b[q] = equilibrium_shifted(q, 0.01, u) + q19::w<double>(q) * 4.5 * (cpc - tr / 3.0);
+  }
+  collide_bgk(a, 1.9, Vec3<double>{0, 0, 0});
+  collide_regularized(b, 1.9, Vec3<double>{0, 0, 0});
+  for (int q = 0; q < q19::Q; ++q) CHECK(b[q] == doctest::Approx(a[q]).epsilon(1e-14).scale(1.0));
+  // A third-order (non-hydrodynamic) disturbance, the mode c_x (c_y^2 - c_z^2) on the four
+  // xy and xz diagonals with c_x = 1 (7, 9, 11, 13) and minus it on their opposites. It
+  // has no mass, no momentum and no momentum flux; BGK keeps (1 - omega) of it,
+  // regularization none.
+  Pops g, k;
+  const double e = 1e-3;
+  for (int q = 0; q < q19::Q; ++q) {
+    g[q] = e * q19::cx(q) * (q19::cy(q) * q19::cy(q) - q19::cz(q) * q19::cz(q));
+    k[q] = g[q];
+  }
+  const Moments<double> gm = moments(g);
+  REQUIRE(std::fabs(gm.drho) + std::fabs(gm.j.x) + std::fabs(gm.j.y) + std::fabs(gm.j.z) < 1e-18);
+  collide_regularized(g, 1.9, Vec3<double>{0, 0, 0});
+  collide_bgk(k, 1.9, Vec3<double>{0, 0, 0});
+  CHECK(std::fabs(g[7]) < 1e-18);
+  CHECK(k[7] == doctest::Approx((1 - 1.9) * e).epsilon(1e-14));
+}
