@@ -69,6 +69,12 @@ void declare_iolet_schema(config::Schema& schema) {
       .string("csv", "csv: file with two columns, time (s) and value (m/s or Pa); relative to the case file")
       .boolean("periodic", "csv: repeat the series after its last time")
       .default_value(true)
+      .real("backflow_stabilization", "1",
+            "Pressure iolets used as outlets: where fluid flows back IN, prescribe the total pressure "
+            "p - beta rho |u|^2 / 2 instead of p (Dong, Karniadakis & Chryssostomidis 2014); beta = 1 bounds the "
+            "kinetic energy that backflow brings in, 0 turns it off. Leave 0 on pressure INLETS")
+      .at_least(0.0)
+      .default_value(0.0)
       .real("ramp", "s", "Start-up time: the value rises from 0 as (1 - cos(pi t / ramp)) / 2. An impulsive start "
                          "sends a pressure wave along the vessel that the fluid damps only slowly")
       .at_least(0.0)
@@ -163,6 +169,11 @@ std::vector<IoletSpec> read_iolets(const config::Config& boundaries) {
     s.amplitude = c.real("amplitude");
     s.phase = c.real("phase");
     s.ramp = c.real("ramp");
+    s.backflow = c.real("backflow_stabilization");
+    if (s.backflow > 0.0 && velocity)
+      c.fail("backflow_stabilization", "applies to pressure iolets only (a velocity iolet fixes the inflow)");
+    if (s.backflow > 0.0 && s.model == IoletSpec::Model::zou_he)
+      c.fail("backflow_stabilization", "is not available with model = \"zou_he\"; use \"anti_bounce_back\" (or \"nash\")");
     const bool oscillates = s.time == IoletSpec::Time::sinusoidal || s.profile == IoletSpec::Profile::womersley;
     if (oscillates) {
       if (!c.has("period")) c.fail("period", "is required for a sinusoidal or Womersley iolet");

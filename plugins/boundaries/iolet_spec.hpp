@@ -36,6 +36,7 @@ struct IoletSpec {
   double period = 0.0;     // s
   double phase = 0.0;      // rad
   double ramp = 0.0;       // s: the value rises smoothly from 0 over this time
+  double backflow = 0.0;   // pressure iolets: beta of physics/backflow.hpp (0: off)
   std::optional<TimeSeries> series;
   bool periodic = true;
   int axis = -1, sign = 0;  // zou_he: inward normal = sign * e_axis

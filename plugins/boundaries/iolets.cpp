@@ -131,7 +131,7 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
                         : s.model == IoletSpec::Model::nash ? "Nash"
                                                             : "anti-bounce-back";
   log::info(str("iolet '", s.name, "': ", s.condition_name(), " (", how, "), ", link.size(), " links at ", node.size(),
-                " nodes"));
+                " nodes", s.backflow > 0.0 ? str(", backflow stabilization beta = ", fmt_g(s.backflow, 3)) : std::string()));
 }
 
 template <class Real>
@@ -154,7 +154,8 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
     } else {
       const PressureRule rule = s.model == IoletSpec::Model::nash ? PressureRule::nash : PressureRule::anti_bounce_back;
       PressureLinks<Real> k{link_value, d.rule_link.data(), fields.get<std::uint32_t>("link_node").data(),
-                            fields.get<std::uint8_t>("link_direction").data(), f, run_.stride, drho, rule};
+                            fields.get<std::uint8_t>("link_direction").data(), f, run_.stride, drho, rule,
+                            {Real(s.normal[0]), Real(s.normal[1]), Real(s.normal[2])}, Real(s.backflow)};
       exec::for_each(run_.space, {0, d.rule_links}, k, "boundaries::pressure_links");
     }
   }

@@ -9,6 +9,7 @@
 
 #include "core/mesh/link_codes.hpp"
 #include "physics/anti_bounce_back.hpp"
+#include "physics/backflow.hpp"
 #include "physics/equilibrium.hpp"
 #include "physics/zou_he.hpp"
 
@@ -38,6 +39,8 @@ struct LaddIoletValues {
 ///    Phys. Rev. E 89, 023303 (2014)): the entering population is the equilibrium at the
 ///    prescribed ("ghost") density and the node's own velocity.
 ///  * anti_bounce_back: physics/anti_bounce_back.hpp, with u_b the node's velocity.
+/// With backflow > 0, the prescribed density drops where the node's flow enters through
+/// the iolet (physics/backflow.hpp: the total pressure on inflow, Dong et al. 2014).
 enum class PressureRule : std::uint8_t { nash, anti_bounce_back };
 
 template <class Real>
@@ -50,6 +53,8 @@ struct PressureLinks {
   std::uint32_t stride;
   Real drho;  // prescribed density - 1
   PressureRule rule;
+  phys::Vec3<Real> outward;  // unit normal out of the fluid
+  Real backflow;             // beta of the backflow stabilization; 0: off
   HEMO_HD void operator()(std::uint32_t i) const {
     const std::uint32_t k = link[i], n = link_node[k];
     const int q = link_direction[k];
@@ -61,8 +66,9 @@ struct PressureLinks {
     const Real inv_rho = Real(1) / (Real(1) + m.drho);
     const phys::Vec3<Real> u{m.j.x * inv_rho, m.j.y * inv_rho, m.j.z * inv_rho};
     const Real leaving = h[d3q19::opposite(q)];
-    const Real entering = rule == PressureRule::nash ? phys::equilibrium_shifted(q, drho, u)
-                                                     : phys::anti_bounce_back(q, leaving, drho, u);
+    const Real target = drho - phys::backflow_density_drop(u, outward, Real(1) + m.drho, backflow);
+    const Real entering = rule == PressureRule::nash ? phys::equilibrium_shifted(q, target, u)
+                                                     : phys::anti_bounce_back(q, leaving, target, u);
     link_value[k] = entering - leaving;
   }
 };
