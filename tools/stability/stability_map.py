@@ -41,7 +41,7 @@ CS = 1.0 / math.sqrt(3.0)
 GEOMETRIES = {
     # name: (template, diameter of the inlet [m], flow-through length in diameters)
     "pipe": ("pipe.toml", 4.0e-3, 4.0),
-    "bifurcation": ("bifurcation.toml", 4.0e-3, 10.0),   # parent 5 D + branch 5 D
+    "bifurcation": ("bifurcation.toml", 4.0e-3, 6.0),    # parent 3 D + branch 3 D
 }
 RE_MAX = 20000.0     # the search stops here (reported as ">=")
 MIN_TAU_GAP = 2e-4   # tau - 1/2 below this is not tried (fp32 rounding of omega)
@@ -146,7 +146,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backend", choices=["cpu", "cuda"], default="cuda")
     ap.add_argument("--hemoflow", default=os.path.join(ROOT, "build", "bin", "hemoflow"))
-    ap.add_argument("--nodes", type=int, nargs="+", default=[16, 32, 64])
+    ap.add_argument("--nodes", type=int, nargs="+", default=[16, 24, 32, 48])
     ap.add_argument("--operators", nargs="+", default=["bgk", "trt", "regularized"])
     ap.add_argument("--geometries", nargs="+", default=list(GEOMETRIES), choices=list(GEOMETRIES))
     ap.add_argument("--mach", type=float, nargs="+", default=[0.05, 0.1])
