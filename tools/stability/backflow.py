@@ -72,7 +72,7 @@ def main():
     ap.add_argument("--hemoflow", default=os.path.join(ROOT, "build", "bin", "hemoflow"))
     ap.add_argument("--operators", nargs="+", default=["bgk", "trt", "regularized"])
     ap.add_argument("--set", action="append", default=[], help="extra --set for every run (e.g. lattice.dx=2e-4)")
-    ap.add_argument("--jobs", type=int, default=6)
+    ap.add_argument("--jobs", type=int, default=2, help="runs in parallel (on one GPU, more than 2 lose to time-slicing)")
     ap.add_argument("--work", default=os.path.join(ROOT, "out", "backflow"))
     ap.add_argument("--docs", default=os.path.join(ROOT, "docs"))
     a = ap.parse_args()

@@ -12,8 +12,8 @@ settled flow; a run that ends with an imbalance of more than that is recorded wi
 reason). Re is searched on the grid Re_k = 10 * 2^(k/4) (steps of 19%): up or down in
 factors of 2 from a first guess until stability changes, then bisected to one grid step.
 The guess for a resolution is the previous resolution's limit scaled by the ratio of
-nodes across, so each cell takes 3 to 5 runs. Runs of different cells go in parallel
-(small meshes do not fill an H200).
+nodes across. Runs of different cells may go in parallel (--jobs), but on one GPU more
+than two processes lose more to time-slicing between their contexts than they gain.
 
 Writes docs/stability.json (every run: Re, tau, steps, outcome, seconds) and
 docs/stability.md with docs/img/stability.png.
@@ -146,19 +146,22 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backend", choices=["cpu", "cuda"], default="cuda")
     ap.add_argument("--hemoflow", default=os.path.join(ROOT, "build", "bin", "hemoflow"))
-    ap.add_argument("--nodes", type=int, nargs="+", default=[16, 24, 32, 48])
+    ap.add_argument("--nodes", type=int, nargs="+", default=[16, 32, 48])
     ap.add_argument("--operators", nargs="+", default=["bgk", "trt", "regularized"])
     ap.add_argument("--geometries", nargs="+", default=list(GEOMETRIES), choices=list(GEOMETRIES))
     ap.add_argument("--mach", type=float, nargs="+", default=[0.05, 0.1])
     ap.add_argument("--flow-throughs", type=float, default=3.0)
-    ap.add_argument("--jobs", type=int, default=8, help="runs in parallel")
+    ap.add_argument("--jobs", type=int, default=2, help="runs in parallel")
     ap.add_argument("--work", default=os.path.join(ROOT, "out", "stability"))
     ap.add_argument("--docs", default=os.path.join(ROOT, "docs"))
     ap.add_argument("--first-re", type=float, default=100.0, help="first guess at the coarsest resolution")
-    ap.add_argument("--from-json", action="store_true",
-                    help="rewrite stability.md and the plot from the stability.json in --docs, running nothing")
+    ap.add_argument("--from-json", nargs="*", metavar="JSON",
+                    help="write stability.md and the plot from earlier runs, running nothing: the stability.json in "
+                         "--docs, or these files merged into it (a map made in parts, e.g. one geometry per call)")
     a = ap.parse_args()
-    if a.from_json:
+    if a.from_json is not None:
+        if a.from_json:
+            merge_json(a.from_json, os.path.join(a.docs, "stability.json"))
         write_docs(a.docs)
         return 0
     os.makedirs(a.work, exist_ok=True)
@@ -217,6 +220,22 @@ def write_json(a, records, rows, elapsed):
             "command": "tools/stability/run " + " ".join(sys.argv[1:])}
     with open(os.path.join(a.docs, "stability.json"), "w") as f:
         json.dump({"meta": meta, "cells": rows, "runs": records}, f, indent=1)
+        f.write("\n")
+
+
+def merge_json(paths, target):
+    """One stability.json from several partial ones: cells and runs concatenated, the
+    meta of the first with every part's command, commit, device and time."""
+    parts = [json.load(open(p)) for p in paths]
+    meta = dict(parts[0]["meta"])
+    meta["command"] = "; ".join(p["meta"]["command"] for p in parts)
+    meta["commit"] = ", ".join(dict.fromkeys(p["meta"]["commit"] for p in parts))
+    meta["device"] = ", ".join(dict.fromkeys(p["meta"]["device"] for p in parts))
+    meta["seconds"] = sum(p["meta"]["seconds"] for p in parts)
+    merged = {"meta": meta, "cells": [c for p in parts for c in p["cells"]], "runs": [r for p in parts for r in p["runs"]]}
+    os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+    with open(target, "w") as f:
+        json.dump(merged, f, indent=1)
         f.write("\n")
 
 
