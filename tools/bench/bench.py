@@ -139,7 +139,7 @@ def main():
         # Collision operators: same kernel, same bytes; best of two runs of each, BGK again
         # in the same sequence so the comparison shares the machine's state.
         for geometry, label in GEOMETRIES:
-            for precision in ["fp32"] if a.quick else ["fp32", "fp64"]:
+            for precision in ("fp32", "fp64"):
                 for collision in ("bgk", "trt", "regularized"):
                     best = None
                     for rep in range(2):
