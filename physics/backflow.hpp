@@ -1,49 +1,38 @@
 #pragma once
-// Backflow stabilization of an open (pressure) boundary: S. Dong, G. E. Karniadakis and
-// C. Chryssostomidis, J. Comput. Phys. 261, 83 (2014). Where fluid flows IN through a
-// boundary meant as an outlet (u . n < 0, n the outward normal), a plain pressure
-// condition lets kinetic energy ½ rho |u|^2 (u . n) enter with the fluid, and nothing
-// in the boundary removes it: vortices that reach an outlet and partly return make the
-// run diverge (the "backflow instability", also M. Esmaily Moghadam et al., Comput. Mech.
-// 48, 277 (2011)). Dong et al. prescribe, instead of the static pressure p_b,
-//   p = p_b - beta ½ rho |u|^2 Theta(n . u),      beta = 1 in their paper,
-// with Theta a smoothed step that is 1 for inflow and 0 for outflow. Where fluid leaves
-// nothing changes; where it enters, the boundary pressure is its total (stagnation)
-// pressure, as at the mouth of a reservoir, and the energy that enters is bounded.
+// Backflow stabilization of an open (pressure) boundary: M. Esmaily Moghadam, Y.
+// Bazilevs, T.-Y. Hsia, I. E. Vignon-Clementel and A. L. Marsden, Comput. Mech. 48, 277
+// (2011). Where fluid flows IN through a boundary meant as an outlet (u . n < 0, n the
+// outward normal), a plain pressure condition lets the kinetic energy of that fluid enter
+// with it and nothing in the boundary removes it; vortices that reach an outlet and partly
+// return can then make a run diverge (the "backflow instability"). Esmaily Moghadam et
+// al. add the traction beta rho (u . n)_- u, (x)_- = min(x, 0), on the outlet. A lattice
+// Boltzmann pressure rule imposes a pressure only, so hemoflow applies the normal part of
+// that traction, beta rho (u . n)_-^2, which lowers the prescribed pressure where fluid
+// enters:
+//   p = p_b - beta rho (u . n)_-^2,
+// and leaves it unchanged where fluid leaves. For backflow normal to the outlet this
+// takes out of the boundary's energy balance at least the ½ rho |u|^2 (u . n) that enters
+// (beta >= 1/2), as in S. Dong, G. E. Karniadakis and C. Chryssostomidis, J. Comput. Phys.
+// 261, 83 (2014), who use ½ rho |u|^2 behind a smoothed switch on the sign of u . n.
 //
-// In lattice units (p = c_s^2 rho) the prescribed density drops by
-//   d_rho = beta (3/2) rho |u|^2 Theta(n . u / |u|).
-// Theta is a cubic smooth step of the cosine between u and n over [-delta, delta]
-// (delta = 0.05): 1 below -delta, 0 above +delta, C1 in between. It needs no velocity
-// scale (Dong et al. smooth over delta U0 with a reference velocity U0), and it is plain
-// arithmetic, so CPU and GPU give the same bits (a tanh would differ between libm and
-// CUDA's).
-#include <cmath>
-
+// This form is continuous with a continuous derivative at u . n = 0 and needs no switch.
+// A first version switched the full dynamic pressure ½ rho |u|^2 on with the sign of the
+// angle between u and n (Dong's form with a scale-free switch): on the carotid at tau 0.51
+// with BGK that switch, flipping at nodes where fast flow runs nearly along the outlet
+// plane, made a run diverge that survived without it (docs/stability.md, 2026-11-23).
+//
+// In lattice units (p = c_s^2 rho) the prescribed density drops by 3 beta rho (u . n)_-^2;
+// plain arithmetic, so CPU and GPU give the same bits.
 #include "physics/vec3.hpp"
 
 namespace hemo::phys {
-
-inline constexpr double backflow_smoothing = 0.05;
-
-/// Smoothed step: 1 for c <= -delta, 0 for c >= delta, cubic and C1 in between.
-template <class Real>
-HEMO_HD Real backflow_step(Real c) {
-  const Real x = c / Real(backflow_smoothing);
-  if (x <= Real(-1)) return Real(1);
-  if (x >= Real(1)) return Real(0);
-  return Real(0.5) - Real(0.75) * x + Real(0.25) * x * x * x;
-}
 
 /// The drop of the prescribed density at a node with density rho and velocity u, for a
 /// boundary with OUTWARD unit normal n and coefficient beta (0: no stabilization).
 template <class Real>
 HEMO_HD Real backflow_density_drop(const Vec3<Real>& u, const Vec3<Real>& n, Real rho, Real beta) {
-  const Real uu = dot(u, u);
-  if (!(beta > Real(0)) || !(uu > Real(0))) return Real(0);
-  // sqrt in double, rounded once to Real: the correctly rounded root on host and device.
-  const Real c = dot(u, n) / Real(sqrt(double(uu)));
-  return beta * Real(1.5) * rho * uu * backflow_step(c);
+  const Real un = dot(u, n);
+  return un < Real(0) ? Real(3) * beta * rho * un * un : Real(0);
 }
 
 }  // namespace hemo::phys

@@ -70,9 +70,9 @@ void declare_iolet_schema(config::Schema& schema) {
       .boolean("periodic", "csv: repeat the series after its last time")
       .default_value(true)
       .real("backflow_stabilization", "1",
-            "Pressure iolets used as outlets: where fluid flows back IN, prescribe the total pressure "
-            "p - beta rho |u|^2 / 2 instead of p (Dong, Karniadakis & Chryssostomidis 2014); beta = 1 bounds the "
-            "kinetic energy that backflow brings in, 0 turns it off. Leave 0 on pressure INLETS")
+            "Pressure iolets used as outlets: where fluid flows back IN (u.n < 0), prescribe p - beta rho (u.n)^2 "
+            "instead of p (the normal part of Esmaily Moghadam et al. 2011's backflow stabilization); 1 is a common "
+            "choice, 0 turns it off. Leave 0 on pressure INLETS")
       .at_least(0.0)
       .default_value(0.0)
       .real("ramp", "s", "Start-up time: the value rises from 0 as (1 - cos(pi t / ramp)) / 2. An impulsive start "

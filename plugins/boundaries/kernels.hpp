@@ -40,7 +40,7 @@ struct LaddIoletValues {
 ///    prescribed ("ghost") density and the node's own velocity.
 ///  * anti_bounce_back: physics/anti_bounce_back.hpp, with u_b the node's velocity.
 /// With backflow > 0, the prescribed density drops where the node's flow enters through
-/// the iolet (physics/backflow.hpp: the total pressure on inflow, Dong et al. 2014).
+/// the iolet (physics/backflow.hpp, after Esmaily Moghadam et al. 2011).
 enum class PressureRule : std::uint8_t { nash, anti_bounce_back };
 
 template <class Real>

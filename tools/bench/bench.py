@@ -84,6 +84,9 @@ def main():
     ap.add_argument("--docs", default=os.path.join(ROOT, "docs"))
     ap.add_argument("--quick", action="store_true", help="fewer variants (one block size, no fp64)")
     ap.add_argument("--no-collisions", action="store_true", help="skip the collision-operator comparison")
+    ap.add_argument("--collisions-only", metavar="PERFORMANCE_JSON",
+                    help="run only the collision-operator comparison and merge it into the records of this earlier "
+                         "performance.json (replacing its collision rows), then write both docs")
     ap.add_argument("--ncu", help="an Nsight Compute report of the fused kernel to summarise (device_session.sh makes one)")
     a = ap.parse_args()
     a.hemoflow = os.path.join(a.build, "bin", "hemoflow")
@@ -99,6 +102,9 @@ def main():
     gpu_bw = run_json([membw, "--backend", "cuda"]) if a.backend == "cuda" else None
     device = gpu_bw["device"] if gpu_bw else "CPU"
     copy_bw = gpu_bw["copy_bandwidth_gbs"] if gpu_bw else cpu_bw["copy_bandwidth_gbs"]
+    if a.collisions_only:
+        with open(a.collisions_only) as f:
+            records[:] = [r for r in json.load(f) if r.get("study") != "collision"]
 
     def record(geometry, s_or_d, layout, backend, precision, ordering, block, mlups, bpu, mem, bw, dev, extra=None):
         eff = mlups * 1e6 * bpu / 1e9
@@ -113,7 +119,7 @@ def main():
               f"{eff:7.1f} GB/s, {100 * eff / bw:5.1f}% of copy", flush=True)
         return r
 
-    if a.backend == "cuda":
+    if a.backend == "cuda" and not a.collisions_only:
         blocks = [256] if a.quick else [128, 256, 512]
         for geometry, label in GEOMETRIES:
             for ordering in ("lexicographic", "morton"):
@@ -153,7 +159,7 @@ def main():
                            {"collision": collision, "study": "collision"})
 
     # CPU: same geometries at a coarser dx (the GPU sizes would take minutes per step).
-    for geometry, label in GEOMETRIES:
+    for geometry, label in [] if a.collisions_only else GEOMETRIES:
         out = os.path.join(a.work, f"{geometry}_cpu")
         s = run_hemoflow(a, geometry, out, "cpu", a.cpu_steps, scale=a.cpu_scale)
         s["fluid_fraction"] = s["fluid_nodes"] / s["voxels"]
@@ -298,8 +304,10 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu):
     gpu = [r for r in records if r["backend"] == "cuda" and r.get("study") != "collision"]
     cpu = [r for r in records if r["backend"] == "cpu"]
     L = ["# Performance", "",
-         f"Measured by `tools/bench/run` on {date} at commit `{commit}`. Every number here comes from that",
-         "script (raw records: `docs/performance.json`). MFLUPS counts fluid-node updates per second.", ""]
+         f"Measured by `tools/bench/run` on {', '.join(dict.fromkeys(r['date'] for r in records))} at commit "
+         f"{', '.join('`' + c + '`' for c in dict.fromkeys(r['commit'] for r in records))} (each record in "
+         "`docs/performance.json` names its own). Every number here comes from that",
+         "script. MFLUPS counts fluid-node updates per second.", ""]
     if gpu_bw:
         L += [f"**Device:** {gpu_bw['device']}. **Copy bandwidth** (device-to-device, bytes read + written, best of 20, "
               f"{gpu_bw['buffer_mib']} MiB buffers): cudaMemcpy {gpu_bw['memcpy_bandwidth_gbs']:.0f} GB/s, copy kernel "
