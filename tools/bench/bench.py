@@ -84,6 +84,9 @@ def main():
     ap.add_argument("--docs", default=os.path.join(ROOT, "docs"))
     ap.add_argument("--quick", action="store_true", help="fewer variants (one block size, no fp64)")
     ap.add_argument("--no-collisions", action="store_true", help="skip the collision-operator comparison")
+    ap.add_argument("--geometries", nargs="+", choices=[g for g, _ in GEOMETRIES],
+                    help="with --collisions-only: only these geometries (the others' collision rows are kept)")
+    ap.add_argument("--collision-reps", type=int, default=2, help="runs per operator in the comparison (best kept)")
     ap.add_argument("--collisions-only", metavar="PERFORMANCE_JSON",
                     help="run only the collision-operator comparison and merge it into the records of this earlier "
                          "performance.json (replacing its collision rows), then write both docs")
@@ -104,7 +107,8 @@ def main():
     copy_bw = gpu_bw["copy_bandwidth_gbs"] if gpu_bw else cpu_bw["copy_bandwidth_gbs"]
     if a.collisions_only:
         with open(a.collisions_only) as f:
-            records[:] = [r for r in json.load(f) if r.get("study") != "collision"]
+            labels = {label for g, label in GEOMETRIES if not a.geometries or g in a.geometries}
+            records[:] = [r for r in json.load(f) if r.get("study") != "collision" or r["geometry"] not in labels]
 
     def record(geometry, s_or_d, layout, backend, precision, ordering, block, mlups, bpu, mem, bw, dev, extra=None):
         eff = mlups * 1e6 * bpu / 1e9
@@ -144,11 +148,11 @@ def main():
     if a.backend == "cuda" and not a.no_collisions:
         # Collision operators: same kernel, same bytes; best of two runs of each, BGK again
         # in the same sequence so the comparison shares the machine's state.
-        for geometry, label in GEOMETRIES:
+        for geometry, label in [g for g in GEOMETRIES if not a.geometries or g[0] in a.geometries]:
             for precision in ("fp32", "fp64"):
                 for collision in ("bgk", "trt", "regularized"):
                     best = None
-                    for rep in range(2):
+                    for rep in range(a.collision_reps):
                         out = os.path.join(a.work, f"{geometry}_{collision}_{precision}_{rep}")
                         s = run_hemoflow(a, geometry, out, "cuda", a.steps, precision=precision, collision=collision)
                         if best is None or s["mlups"] > best["mlups"]:
@@ -365,7 +369,7 @@ def collision_section(rows):
     """MFLUPS of each collision operator against BGK, same geometry and precision."""
     L = ["## Collision operators", "",
          "The fused kernel with each collision operator (`lb_bgk.collision`), fp32 and fp64, block 256, lexicographic "
-         "order, best of two runs each, measured one after the other in the same call. All three read and write the "
+         "order, the best of `--collision-reps` runs each, measured one after the other in the same call. All three read and write the "
          "same 19 populations and 18 indices (224 B per update in fp32, 376 B in fp64), so a difference in speed is "
          "arithmetic the memory system cannot hide. Targets: TRT within 3% of BGK, regularized within 10%.", "",
          "| geometry | precision | operator | MFLUPS | of BGK | GB/s | of copy BW | target | met |",
