@@ -56,14 +56,16 @@ std::string printable(std::string s) {
 /// The condition suggested for the opening of rank i (0: the largest): a velocity inlet
 /// at the largest, whose velocity the user must give (the case is refused without it),
 /// and outlets at zero gauge pressure at the others (the usual choice when only the
-/// inflow is known; pressures can be set per outlet afterwards).
+/// inflow is known; pressures can be set per outlet afterwards), with the backflow
+/// stabilization on (physics/backflow.hpp).
 std::string suggested_condition(std::size_t i) {
   if (i == 0)
     return "condition = \"velocity\"    # suggested: the largest opening is the inlet\n"
            "profile = \"parabolic\"\n"
            "# velocity = ...           # m/s: centre-line velocity INTO the vessel; fill in (required)\n";
   return "condition = \"pressure\"    # suggested: the other openings are outlets\n"
-         "pressure = 0.0             # Pa, gauge\n";
+         "pressure = 0.0             # Pa, gauge\n"
+         "backflow_stabilization = 1.0   # where flow turns back in (boundaries README)\n";
 }
 
 }  // namespace

@@ -87,43 +87,57 @@ def data_file(relative):
     return path if path and os.path.exists(path) else None
 
 
-REAL = {  # case: (data file, reduced overrides: coarser, more viscous, slower)
+REAL = {  # case: (data file, reduced overrides per model, reduced imbalance tolerance)
+    # The aorta at a third of the resolution keeps Re = 419 and tau <= 0.51 (20 nodes
+    # across the inlet, Mach 0.1, 15530 steps: five flow-through times).
     "aorta": ("vascular/aorta_vmtk/aorta-surface.stl",
-              ["--set", "lattice.dx=1e-3", "--set", "fluid.viscosity=3.3e-5", "--set", "lattice.tau=0.8",
-               "--set", "run.end_time=8", "--set", "run.check_every=200", "--set", "boundaries.iolet.0.ramp=0.5",
-               "--set", "boundaries.iolet.0.velocity=0.0033"]),
+              {m: ["--set", "lattice.dx=7.5e-4", "--set", "lattice.tau=0.5085", "--set", "run.check_every=500"]
+               for m in MODELS}, 1e-3),
+    # The carotid cannot keep Re 423 when coarsened: the ECA carries a jet about four times
+    # the CCA's centre-line velocity, and at 15 nodes across the CCA (7 across the ECA) it
+    # reached lattice velocity 0.27 and diverged at the ECA outlet (measured 2026-11-23 at
+    # tau 0.5065 and 0.503, with every collision operator and with the backflow
+    # stabilization on or off). The CPU test keeps the viscous version of issue 5 (Re 7.5,
+    # 1.5 s), with that check's tolerance of 5e-3 on the mass balance: its outflow is still
+    # catching up with the inflow at the end (the slow compressible filling of the narrow
+    # branches), which the physiological runs' 1e-3 does not allow for.
     "carotid": ("vascular/carotid_gmsh/carotid_capped.stl",
-                # tau 0.55 keeps the lattice's sound speed high, so the narrow ICA and ECA
-                # fill to their pressure in a fraction of the run (a slow, compressible
-                # filling at tau 0.8 left the outflow far behind the inflow).
-                ["--set", "lattice.dx=5e-4", "--set", "fluid.viscosity=3.3e-5", "--set", "lattice.tau=0.55",
-                 "--set", "run.end_time=1.5", "--set", "run.check_every=500", "--set", "boundaries.iolet.0.ramp=0.05",
-                 "--set", "boundaries.iolet.0.velocity=0.05"]),
+                {m: ["--set", "lattice.dx=5e-4", "--set", "fluid.viscosity=3.3e-5", "--set", "lattice.tau=0.55",
+                     "--set", "run.end_time=1.5", "--set", "run.check_every=500",
+                     "--set", "boundaries.iolet.0.ramp=0.05", "--set", "boundaries.iolet.0.velocity=0.05"]
+                 for m in MODELS}, 5e-3),
 }
 
 
 def real_geometry(ctx):
-    """Patient surfaces (aorta, carotid bifurcation) from STL: steady inflow, pressure
-    outlets, lb_vlbm and lb_bgk; inflow = sum of outflows to 0.5% at the end."""
+    """Patient surfaces (aorta, carotid bifurcation) from STL at a physiological Reynolds
+    number (Re >= 400 on the inlet diameter, tau = 0.51): steady inflow, pressure outlets
+    with backflow stabilization, lb_vlbm and lb_bgk with the default collision operator.
+    Checks: the run survives five flow-through times; the inflow then equals the sum of
+    the outflows to 1e-3."""
     records = []
-    for name, (relative, reduced) in REAL.items():
+    for name, (relative, reduced, reduced_tolerance) in REAL.items():
         if not data_file(relative):
             print(f"  {name}: skipped (set HEMO_DATA_DIR to the folder holding {relative})")
             continue
         for model, select in MODELS.items():
             out = os.path.join(ctx.work, f"{name}_{model}" + ("_reduced" if ctx.reduced else ""))
-            s = ctx.run(f"{name}.toml", out, *select, *(reduced if ctx.reduced else []))
-            res = "reduced: coarser, 10x viscosity" if ctx.reduced else "as in the case file"
+            s = ctx.run(f"{name}.toml", out, *select, *(reduced[model] if ctx.reduced else []))
+            res = "reduced" if ctx.reduced else "as in the case file"
             if s is None:
                 records.append(ctx.failed(f"{name} ({model})", res))
                 continue
-            res = f"dx = {s['dx'] * 1e3:.3g} mm, {s['fluid_nodes']} nodes, tau {s['tau']:.3f}" + (
-                ", nu 10x blood" if ctx.reduced else "")
+            res = f"dx = {s['dx'] * 1e3:.3g} mm, {s['fluid_nodes']} nodes, tau {s['tau']:.4f}, Re {s['reynolds']:.0f}, " \
+                  f"Mach {s['mach']:.3f}"
+            done = s["steps"] / s["steps_requested"]
+            records.append(ctx.record(f"{name} ({model})", "share of the requested steps run without diverging",
+                                      "the run must survive (issue 9)", 1.0, done, done - 1.0, 1e-9, res, s["backend"]))
             flows = hemo_output.iolet_flows(out)
             inflow = sum(q for q in flows.values() if q > 0)
             imbalance = sum(flows.values()) / inflow
             records.append(ctx.record(f"{name} ({model})", "(inflow - outflows) / inflow at the end", "mass conservation",
-                                      0.0, imbalance, imbalance, 5e-3, res, s["backend"]))
+                                      0.0, imbalance, imbalance, reduced_tolerance if ctx.reduced else 1e-3, res,
+                                      s["backend"]))
             outlets = [k for k, q in flows.items() if q < 0]
             for k in outlets:
                 records.append(ctx.record(f"{name} ({model})", f"share of the inflow leaving through '{k}'",
