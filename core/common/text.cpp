@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace hemo {
 
@@ -16,6 +17,17 @@ std::string fmt_f(double value, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
   return buf;
+}
+
+std::string fmt_round_trip(double value) {
+  char buf[40];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, value);
+    if (std::strtod(buf, nullptr) == value) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".eEni") == std::string::npos) s += ".0";  // n, i: nan, inf
+  return s;
 }
 
 std::string fmt_bytes(double bytes) {

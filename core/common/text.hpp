@@ -20,6 +20,9 @@ std::string str(const Args&... args) {
 std::string fmt_g(double value, int digits = 6);
 /// Formats a double with a fixed number of decimals.
 std::string fmt_f(double value, int decimals);
+/// The shortest of %.15g/%.16g/%.17g that reads back as the same double, always with a
+/// '.' or an exponent ("3.0", not "3"), so that JSON and TOML readers take it for a float.
+std::string fmt_round_trip(double value);
 /// Human-readable byte count: 1.5 MiB.
 std::string fmt_bytes(double bytes);
 

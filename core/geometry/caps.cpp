@@ -10,19 +10,12 @@
 #include "core/common/error.hpp"
 #include "core/common/text.hpp"
 #include "core/geometry/voxelize.hpp"
+#include "core/geometry/point.hpp"
 
 namespace hemo::geometry {
 
 namespace {
 
-Point operator-(const Point& a, const Point& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
-Point operator+(const Point& a, const Point& b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
-Point operator*(double s, const Point& a) { return {s * a[0], s * a[1], s * a[2]}; }
-double dot(const Point& a, const Point& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-double norm(const Point& a) { return std::sqrt(dot(a, a)); }
-Point cross(const Point& a, const Point& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
 
 std::string mm(double metres) { return fmt_g(metres * 1e3, 4) + " mm"; }
 std::string percent(double share) { return fmt_g(100 * share, 3) + "%"; }

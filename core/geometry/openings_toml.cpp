@@ -12,19 +12,8 @@ namespace hemo::geometry {
 
 namespace {
 
-/// A TOML float that reads back as the same double, always with a '.' or an exponent
-/// (so that TOML takes it for a float, not an integer).
-std::string toml_float(double x) {
-  if (x == 0) x = 0.0;  // no "-0.0" in a normal that lies along an axis
-  char buf[40];
-  for (int digits = 15; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, x);
-    if (std::strtod(buf, nullptr) == x) break;
-  }
-  std::string s = buf;
-  if (s.find_first_of(".eEni") == std::string::npos) s += ".0";
-  return s;
-}
+/// A TOML float that reads back as the same double (no "-0.0" for a normal along an axis).
+std::string toml_float(double x) { return fmt_round_trip(x == 0 ? 0.0 : x); }
 
 std::string toml_vector(const Point& p) {
   return str("[", toml_float(p[0]), ", ", toml_float(p[1]), ", ", toml_float(p[2]), "]");

@@ -10,18 +10,12 @@
 
 #include "core/common/error.hpp"
 #include "core/common/text.hpp"
+#include "core/geometry/point.hpp"
 
 namespace hemo::geometry {
 
 namespace {
 
-Point operator-(const Point& a, const Point& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
-Point operator+(const Point& a, const Point& b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
-Point operator*(double s, const Point& a) { return {s * a[0], s * a[1], s * a[2]}; }
-double dot(const Point& a, const Point& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-Point cross(const Point& a, const Point& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
 
 /// An undirected edge as one sortable number: smaller vertex index in the high half.
 using EdgeKey = std::uint64_t;

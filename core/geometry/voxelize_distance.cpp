@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "core/common/text.hpp"
+#include "core/geometry/point.hpp"
 #include "core/geometry/voxelize.hpp"
 #include "core/geometry/voxelize_detail.hpp"
 
@@ -19,11 +20,6 @@ namespace detail {
 
 namespace {
 
-Point sub(const Point& a, const Point& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
-double dot(const Point& a, const Point& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-Point cross(const Point& a, const Point& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
 // |p - (a + t d)|^2
 double dist2_at(const Point& p, const Point& a, const Point& d, double t) {
   const Point q{a[0] + t * d[0] - p[0], a[1] + t * d[1] - p[1], a[2] + t * d[2] - p[2]};
@@ -31,9 +27,9 @@ double dist2_at(const Point& p, const Point& a, const Point& d, double t) {
 }
 
 double point_segment_distance2(const Point& p, const Point& a, const Point& b) {
-  const Point d = sub(b, a);
+  const Point d = b - a;
   const double len2 = dot(d, d);
-  const double t = len2 > 0.0 ? std::clamp(dot(sub(p, a), d) / len2, 0.0, 1.0) : 0.0;
+  const double t = len2 > 0.0 ? std::clamp(dot(p - a, d) / len2, 0.0, 1.0) : 0.0;
   return dist2_at(p, a, d, t);
 }
 
@@ -50,7 +46,7 @@ double box_distance2(const Point& p, const std::array<double, 3>& lo, const std:
 }  // namespace
 
 double point_triangle_distance2(const Point& p, const Point& a, const Point& b, const Point& c) {
-  const Point ab = sub(b, a), ac = sub(c, a);
+  const Point ab = b - a, ac = c - a;
   const Point n = cross(ab, ac);
   // A (near) zero-area triangle has no interior to project onto: its edges decide.
   if (dot(n, n) <= 1e-24 * dot(ab, ab) * dot(ac, ac)) {
@@ -59,13 +55,13 @@ double point_triangle_distance2(const Point& p, const Point& a, const Point& b, 
   }
   // Which Voronoi region of the triangle (3 vertices, 3 edges, the face) holds p, from
   // the dot products of p - vertex with the two edge vectors.
-  const Point ap = sub(p, a);
+  const Point ap = p - a;
   const double d1 = dot(ab, ap), d2 = dot(ac, ap);
   if (d1 <= 0.0 && d2 <= 0.0) return dot(ap, ap);  // vertex a
-  const Point bp = sub(p, b);
+  const Point bp = p - b;
   const double d3 = dot(ab, bp), d4 = dot(ac, bp);
   if (d3 >= 0.0 && d4 <= d3) return dot(bp, bp);  // vertex b
-  const Point cp = sub(p, c);
+  const Point cp = p - c;
   const double d5 = dot(ab, cp), d6 = dot(ac, cp);
   if (d6 >= 0.0 && d5 <= d6) return dot(cp, cp);  // vertex c
   const double vc = d1 * d4 - d3 * d2;
@@ -74,7 +70,7 @@ double point_triangle_distance2(const Point& p, const Point& a, const Point& b, 
   if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) return dist2_at(p, a, ac, d2 / (d2 - d6));  // edge ac
   const double va = d3 * d6 - d5 * d4;
   if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0) {  // edge bc
-    return dist2_at(p, b, sub(c, b), (d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    return dist2_at(p, b, c - b, (d4 - d3) / ((d4 - d3) + (d5 - d6)));
   }
   // The face: the distance to its plane, which is better conditioned than the distance
   // to the barycentric closest point.

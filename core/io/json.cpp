@@ -1,5 +1,7 @@
 #include "core/io/json.hpp"
 
+#include "core/common/text.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -14,20 +16,6 @@ namespace hemo::io {
 
 namespace {
 
-// The shortest of %.15g/%.16g/%.17g that reads back as the same double: 0.1 stays
-// "0.1" instead of "0.10000000000000001", and nothing is lost.
-std::string shortest_double(double d) {
-  char buf[40];
-  for (int digits = 15; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, d);
-    if (std::strtod(buf, nullptr) == d) break;
-  }
-  std::string s = buf;
-  // "3" would read back as an integer in most JSON consumers (Python's json among them);
-  // keep the value a float for them.
-  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
-  return s;
-}
 
 [[noreturn]] void io_error(const std::string& what, const std::string& path, int err) {
   throw std::runtime_error(what + " " + path + ": " + std::strerror(err));
@@ -145,7 +133,7 @@ JsonWriter& JsonWriter::value(std::string_view s) {
 JsonWriter& JsonWriter::value(double d) {
   if (!std::isfinite(d)) return null();
   before_value();
-  out_ += shortest_double(d);
+  out_ += fmt_round_trip(d);
   return *this;
 }
 

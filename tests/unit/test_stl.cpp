@@ -16,9 +16,12 @@
 #include "core/common/error.hpp"
 #include "core/geometry/stl.hpp"
 #include "core/geometry/surface.hpp"
+#include "tests/unit/surface_helpers.hpp"
 
 using namespace hemo;
 using namespace hemo::geometry;
+using hemo::test::enclosed_volume;
+using hemo::test::polygon_radius;
 namespace fs = std::filesystem;
 
 namespace {
@@ -91,23 +94,7 @@ doctest::Approx rel(double value, double eps) { return doctest::Approx(value).ep
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 Point sub(const Point& a, const Point& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
-double dot(const Point& a, const Point& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-double norm(const Point& a) { return std::sqrt(dot(a, a)); }
-Point cross(const Point& a, const Point& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
 
-/// Divergence theorem: the sum of the signed volumes of the tetrahedra (origin, triangle).
-double enclosed_volume(const TriangleMesh& m) {
-  double v = 0;
-  for (const auto& t : m.triangles) v += dot(m.vertices[t[0]], cross(m.vertices[t[1]], m.vertices[t[2]])) / 6;
-  return v;
-}
-
-/// Area of the regular n-gon inscribed in a circle of radius r, as a circle's radius.
-double polygon_radius(double r, int n) {
-  return r * std::sqrt(std::sin(2 * std::numbers::pi / n) * n / (2 * std::numbers::pi));
-}
 
 /// Checks the two ends of an open pipe against its construction.
 void check_pipe_ends(const Point& centre, const Point& axis, double r, double length, int n) {

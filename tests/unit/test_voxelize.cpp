@@ -18,6 +18,7 @@
 #include <map>
 
 #include "core/common/error.hpp"
+#include "core/geometry/point.hpp"
 #include "core/geometry/voxel_file.hpp"
 #include "core/geometry/voxelize.hpp"
 
@@ -25,18 +26,16 @@ using namespace hemo;
 using geometry::Point;
 using geometry::TriangleMesh;
 using geometry::VoxelGrid;
+using geometry::cross;
+using geometry::dot;
+using geometry::norm;
+using geometry::unit;
 
 namespace {
 
 Point add(const Point& a, const Point& b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
 Point sub(const Point& a, const Point& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
 Point scale(const Point& a, double s) { return {a[0] * s, a[1] * s, a[2] * s}; }
-double dot(const Point& a, const Point& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-Point cross(const Point& a, const Point& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
-double norm(const Point& a) { return std::sqrt(dot(a, a)); }
-Point unit(const Point& a) { return scale(a, 1.0 / norm(a)); }
 
 // Signed volume by the divergence theorem (positive for outward orientation).
 double signed_volume(const TriangleMesh& m) {
