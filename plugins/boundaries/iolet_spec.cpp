@@ -47,7 +47,7 @@ void declare_iolet_schema(config::Schema& schema) {
       .choices({"velocity", "pressure"})
       .required()
       .string("model", "How: 'ladd' (velocity, moving bounce-back), 'nash' (pressure, HemeLB's zeroth-order ghost "
-                       "density), 'anti_bounce_back' (pressure, keeps the viscous stress), 'zou_he' (either; the "
+                       "density), 'anti_bounce_back' (pressure on the plane, any orientation), 'zou_he' (either; the "
                        "normal must be a lattice axis); 'auto' = ladd or anti_bounce_back")
       .choices({"auto", "ladd", "nash", "anti_bounce_back", "zou_he"})
       .default_value(std::string("auto"))

@@ -1,5 +1,6 @@
 // Zou-He pressure and velocity boundaries (physics/zou_he.hpp) on one D3Q19 node, for all
-// six face orientations: equilibrium reproduced, imposed moments met, knowns untouched.
+// six face orientations: equilibrium reproduced, imposed moments met, knowns untouched;
+// anti-bounce-back and the pressure-link kernel (Nash, backflow) of the boundaries plugin.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 
 #include "physics/equilibrium.hpp"
 #include "physics/zou_he.hpp"
+#include "plugins/boundaries/kernels.hpp"
 
 using namespace hemo::phys;
 namespace q19 = hemo::phys::d3q19;
@@ -249,15 +251,60 @@ TEST_CASE("Anti-bounce-back keeps an equilibrium at the prescribed density and v
   }
 }
 
-TEST_CASE("Anti-bounce-back passes the odd (stress-carrying) part of the leaving population through") {
+TEST_CASE("Anti-bounce-back prescribes the pair sum; the leaving population's disturbance stays in the odd part") {
   // A perturbation of the leaving population comes back with the opposite sign, so the
-  // pair's odd part f_q - f_opp keeps it while the even part f_q + f_opp stays at the
-  // prescribed equilibrium: Nash's rule would drop it instead.
+  // pair's even part f_q + f_opp stays at the prescribed equilibrium (the rule fixes the
+  // even moments at the link) while the odd part f_q - f_opp carries it: Nash's rule
+  // would drop it instead.
   const double drho = -0.004;
   const Vec3<double> u{0.02, 0.0, 0.0};
   for (int q = 1; q < q19::Q; ++q) {
     const double eq_leaving = equilibrium_shifted(q19::opposite(q), drho, u);
     const double a = anti_bounce_back(q, eq_leaving, drho, u), b = anti_bounce_back(q, eq_leaving + 1e-3, drho, u);
     CHECK(b - a == doctest::Approx(-1e-3).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("Pressure links (boundaries/kernels.hpp): Nash gives the equilibrium at the ghost density and the node's velocity") {
+  // One node (stride 1) whose post-collision state is a disturbed equilibrium at
+  // (rho, u); each link q of the iolet gets link_value = h_q wanted - h*_opp(q).
+  const double drho_node = 0.003, drho_b = -0.002;
+  const Vec3<double> u{0.03, -0.01, 0.02};
+  double f[q19::Q];
+  for (int q = 0; q < q19::Q; ++q) f[q] = equilibrium_shifted(q, drho_node, u) + 1e-4 * q19::w<double>(q) * ((q % 3) - 1);
+  // The node's velocity as the kernel computes it from these populations.
+  const Moments<double> m = moments(f);
+  const Vec3<double> un{m.j.x / (1 + m.drho), m.j.y / (1 + m.drho), m.j.z / (1 + m.drho)};
+  for (int q = 1; q < q19::Q; ++q) {
+    double value = 0.0;
+    const std::uint32_t link = 0, node = 0;
+    const std::uint8_t dir = static_cast<std::uint8_t>(q);
+    for (auto rule : {hemo::boundaries::PressureRule::nash, hemo::boundaries::PressureRule::anti_bounce_back}) {
+      hemo::boundaries::PressureLinks<double> k{&value, &link, &node, &dir, f, 1, drho_b, rule, {1.0, 0.0, 0.0}, 0.0};
+      k(0);
+      const double leaving = f[q19::opposite(q)];
+      const double wanted = rule == hemo::boundaries::PressureRule::nash ? equilibrium_shifted(q, drho_b, un)
+                                                                    : anti_bounce_back(q, leaving, drho_b, un);
+      CHECK(value == doctest::Approx(wanted - leaving).epsilon(1e-13));
+    }
+  }
+}
+
+TEST_CASE("Pressure links: the backflow stabilization lowers the ghost density only where the node's flow enters") {
+  // Outward normal +x. A node flowing out (u_x > 0) sees the prescribed density; one
+  // flowing in (u_x < 0) sees it lowered by 3 beta rho u_x^2 (physics/backflow.hpp).
+  const double drho_b = 0.001, beta = 1.0;
+  for (const double ux : {0.04, -0.04}) {
+    const Vec3<double> u{ux, 0.01, 0.0};
+    double f[q19::Q];
+    for (int q = 0; q < q19::Q; ++q) f[q] = equilibrium_shifted(q, 0.0, u);
+    double value = 0.0;
+    const std::uint32_t link = 0, node = 0;
+    const std::uint8_t dir = 2;  // c_2 = (-1, 0, 0): the population that enters through the +x plane
+    hemo::boundaries::PressureLinks<double> k{&value, &link, &node, &dir, f, 1, drho_b,
+                                        hemo::boundaries::PressureRule::nash, {1.0, 0.0, 0.0}, beta};
+    k(0);
+    const double target = ux < 0 ? drho_b - 3 * beta * 1.0 * ux * ux : drho_b;
+    CHECK(value == doctest::Approx(equilibrium_shifted(2, target, u) - f[1]).epsilon(1e-13));
   }
 }
