@@ -11,8 +11,6 @@
 
 namespace hemo::phys {
 
-enum class CollisionKind { bgk, trt, regularized };
-
 /// BGK, one relaxation rate omega = 1/tau (bgk.hpp).
 template <class Real>
 struct BgkCollision {

@@ -109,6 +109,20 @@ HEMO_HD Real zou_he_velocity(Real (&h)[d3q19::Q], int axis, int sign, Real u_d) 
 }
 
 // ---------------------------------------------------------------------------------------
+// Why a velocity node has no transverse correction. At a velocity node the density is
+// free, so a density gradient along the plane gives the known set T a tangential momentum
+// 2 N_b. The correction above cancels it by putting -2 N_b into the one entering diagonal
+// pair (d + e_b, d - e_b): the in-plane momentum becomes a shear flux Pi_db sent into the
+// fluid, every step. With BGK near tau = 1/2 nothing damps that loop. In the sphere case
+// (cases/sphere_drag.toml, 8 nodes across, tau 0.52) a density pattern about 4 nodes long
+// on the inlet plane grew by 10-15% per step, and the run diverged within 200 steps; TRT
+// and the regularized operator survived it. The general rule below has no such loop: it
+// bounces back the tangential part (h_q - h_opp(q) is along n), so the tangential velocity
+// is zero on the plane, at the links' midpoints (as with halfway bounce-back and Ladd's
+// rule), and the node keeps T's 2 N_b. The boundaries plugin therefore uses nebb_velocity
+// on every velocity node, and the full-face rule with the correction only for pressure,
+// where the density is fixed along the plane. zou_he_velocity stays as the reference form.
+//
 // The same non-equilibrium bounce-back for any set of unknown directions: a node on the
 // rim of an iolet (some of the populations that would cross the plane come from the wall
 // instead) or on a plane that is not normal to a lattice axis. The unknowns M are the

@@ -52,10 +52,13 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
   std::sort(node.begin(), node.end());
   node.erase(std::unique(node.begin(), node.end()), node.end());
 
-  // Zou-He owns every node of its iolet. A node whose five entering populations all
-  // cross the plane gets the classical rule; a node on the rim (some of them come from
-  // the wall) gets the general non-equilibrium bounce-back (physics/zou_he.hpp), which
-  // still imposes the node's density or normal velocity. The other models are link-wise.
+  // Zou-He owns every node of its iolet. On a pressure iolet, a node whose five entering
+  // populations all cross the plane gets the classical rule, with Hecht & Harting's
+  // transverse correction; every other node gets the general non-equilibrium bounce-back
+  // (physics/zou_he.hpp), which still imposes the node's density or normal velocity: the
+  // rim (some of them come from the wall), and every node of a velocity iolet, where the
+  // transverse correction is unstable at low viscosity (physics/zou_he.hpp, "Why a
+  // velocity node has no transverse correction"). The other models are link-wise.
   // zh_unknown has one mask per entry of `node` (Zou-He runs over the iolet's nodes).
   std::vector<std::uint32_t> zh_unknown, by_link = link;
   if (s.model == IoletSpec::Model::zou_he) {
@@ -70,7 +73,8 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
           entering += s.sign * q19::c(q, s.axis) == 1;
         }
       }
-      if (entering == 5 && std::popcount(mask) == 5) mask |= zou_he_full_face;
+      if (s.condition == IoletSpec::Condition::pressure && entering == 5 && std::popcount(mask) == 5)
+        mask |= zou_he_full_face;
       zh_unknown.push_back(mask);
     }
   }

@@ -76,11 +76,12 @@ struct PressureLinks {
 /// Zou-He iolet nodes (physics/zou_he.hpp): gathers the node's populations as the fused
 /// kernel will (pull, bounce-back, coded links), lets Zou-He fill the ones that come
 /// through the iolet, and stores them as link values. unknown[i] has bit q set for each
-/// direction q whose link crosses the plane; bit 31 marks a node with the full set of five
-/// on an axis-aligned plane, which gets Zou-He's rule with Hecht & Harting's transverse
-/// correction; every other node (the rim, tilted planes) gets the general non-equilibrium
-/// bounce-back (nebb_*). Pressure: target = prescribed density - 1; velocity: target =
-/// sum_j coef[j] * shape[j * count + i], the normal velocity at the node.
+/// direction q whose link crosses the plane; bit 31 marks a pressure node with the full
+/// set of five on an axis-aligned plane, which gets Zou-He's rule with Hecht & Harting's
+/// transverse correction; every other node (the rim, tilted planes, every velocity node)
+/// gets the general non-equilibrium bounce-back (nebb_*). Pressure: target = prescribed
+/// density - 1; velocity: target = sum_j coef[j] * shape[j * count + i], the normal
+/// velocity at the node.
 inline constexpr std::uint32_t zou_he_full_face = 1u << 31;
 
 template <class Real>
@@ -112,13 +113,9 @@ struct ZouHeNodes {
                                 : (src == mesh::wall_link ? reflected : reflected + link_value[mesh::link_index(src)]);
     }
     const Real u = pressure ? Real(0) : coef[0] * shape[i] + coef[1] * shape[count + i] + coef[2] * shape[2 * count + i];
-    if (mask & zou_he_full_face) {
-      if (pressure) phys::zou_he_pressure(h, axis, sign, Real(1) + target_drho);
-      else phys::zou_he_velocity(h, axis, sign, u);
-    } else {
-      if (pressure) phys::nebb_pressure(h, mask, normal, Real(1) + target_drho);
-      else phys::nebb_velocity(h, mask, normal, u);
-    }
+    if (!pressure) phys::nebb_velocity(h, mask, normal, u);  // bit 31 is beyond q < 19
+    else if (mask & zou_he_full_face) phys::zou_he_pressure(h, axis, sign, Real(1) + target_drho);
+    else phys::nebb_pressure(h, mask, normal, Real(1) + target_drho);
     HEMO_UNROLL
     for (int q = 1; q < d3q19::Q; ++q) {
       if (!(mask >> q & 1u)) continue;

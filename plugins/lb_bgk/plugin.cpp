@@ -3,6 +3,8 @@
 // is chosen per case. See README.md.
 #include <cmath>
 #include <memory>
+#include <string>
+#include <variant>
 
 #include "core/common/log.hpp"
 #include "core/common/text.hpp"
@@ -82,38 +84,33 @@ class Solver {
                                                  moments};
       exec::for_each(space_, {0, nodes_}, k, "lb_bgk::collide_stream", block_size_);
     };
-    switch (collision_) {
-      case phys::CollisionKind::bgk: launch(phys::BgkCollision<Real>{omega_}); break;
-      case phys::CollisionKind::trt: launch(phys::TrtCollision<Real>{omega_, omega_minus_}); break;
-      case phys::CollisionKind::regularized: launch(phys::RegularizedCollision<Real>{omega_}); break;
-    }
+    std::visit(launch, collision_);
   }
 
-  /// The collision operator and its rates from [lb_bgk] and tau.
+  /// The collision operator and its rates, from [lb_bgk] and tau.
   void select_collision(SetupStage& st) {
     const std::string name = st.config.string("lb_bgk.collision");
-    const double tau = st.units.tau;
-    omega_ = Real(1.0 / tau);
+    const double tau = st.units.tau, omega = st.units.omega();
+    if (name != "trt" && st.config.has("lb_bgk.magic"))
+      log::warn(str(st.config.where("lb_bgk.magic"), ": lb_bgk.magic applies only to collision = \"trt\"; ignored with \"",
+                    name, "\""));
     if (name == "trt") {
-      collision_ = phys::CollisionKind::trt;
-      const double magic = st.config.real("lb_bgk.magic");
-      omega_minus_ = Real(phys::trt_omega_minus(tau, magic));
-      log::info(str("lb_bgk: TRT collision, magic parameter ", fmt_g(magic, 6), ": omega+ = ", fmt_g(1.0 / tau, 6),
-                    ", omega- = ", fmt_g(phys::trt_omega_minus(tau, magic), 6)));
-    } else {
-      if (st.config.has("lb_bgk.magic"))
-        log::warn(str(st.config.where("lb_bgk.magic"), ": lb_bgk.magic applies only to collision = \"trt\"; ignored with \"",
-                      name, "\""));
-      collision_ = name == "bgk" ? phys::CollisionKind::bgk : phys::CollisionKind::regularized;
-      log::info(str("lb_bgk: ", name == "bgk" ? "BGK" : "regularized (Latt & Chopard)", " collision, omega = ",
-                    fmt_g(1.0 / tau, 6)));
+      const double magic = st.config.real("lb_bgk.magic"), omega_minus = phys::trt_omega_minus(tau, magic);
+      collision_ = phys::TrtCollision<Real>{Real(omega), Real(omega_minus)};
+      log::info(str("lb_bgk: TRT collision, magic parameter ", fmt_g(magic, 6), ": omega+ = ", fmt_g(omega, 6),
+                    ", omega- = ", fmt_g(omega_minus, 6)));
+      return;
     }
+    if (name == "bgk") collision_ = phys::BgkCollision<Real>{Real(omega)};
+    else collision_ = phys::RegularizedCollision<Real>{Real(omega)};
+    log::info(str("lb_bgk: ", name == "bgk" ? "BGK" : "regularized (Latt & Chopard)", " collision, omega = ",
+                  fmt_g(omega, 6)));
   }
 
   exec::Space space_ = exec::Space::host;
   std::uint32_t nodes_ = 0, stride_ = 0;
-  phys::CollisionKind collision_ = phys::CollisionKind::regularized;
-  Real omega_ = 1, omega_minus_ = 1;
+  // The case's operator with its rates; the kernel is instantiated for each alternative.
+  std::variant<phys::BgkCollision<Real>, phys::TrtCollision<Real>, phys::RegularizedCollision<Real>> collision_;
   double g0_[3] = {0, 0, 0}, g1_[3] = {0, 0, 0}, force_omega_ = 0.0;  // lattice units, rad/s
   phys::Vec3<Real> u0_{};
   bool has_force_ = false;

@@ -34,10 +34,12 @@ def check(condition, message):
     return bool(condition)
 
 
-def arguments(description=None):
-    """--hemoflow, --case and --work: what every run-based test takes."""
+def arguments(description=None, case=True):
+    """--hemoflow, --case and --work: what every run-based test takes (--case only where
+    the test runs a case file of the repository; case=False for one that writes its own)."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--hemoflow", required=True, help="the hemoflow executable")
-    ap.add_argument("--case", required=True, help="case file to run")
+    if case:
+        ap.add_argument("--case", required=True, help="case file to run")
     ap.add_argument("--work", required=True, help="folder for the runs' output")
     return ap.parse_args()

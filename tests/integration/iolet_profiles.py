@@ -19,7 +19,6 @@ time and space, each against a reference fixed here before the runs.
    of Hagen-Poiseuille at the prescribed U_max, the outflow within 1e-3 of the inflow,
    and the inflow within 2% of pi R^2 U_max / 2.
 """
-import argparse
 import csv
 import math
 import os
@@ -27,7 +26,7 @@ import sys
 
 import numpy as np
 
-from common import check, run_hemoflow
+from common import arguments, check, run_hemoflow
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "analysis"))
@@ -141,10 +140,7 @@ def zou_he_velocity(a):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--hemoflow", required=True)
-    ap.add_argument("--work", required=True)
-    a = ap.parse_args()
+    a = arguments(__doc__, case=False)
     ok = csv_series(a)
     ok &= womersley_profile(a)
     ok &= zou_he_velocity(a)

@@ -24,7 +24,6 @@ PREFIX_0.stl (-axis) and PREFIX_1.stl (+axis). Then `hemoflow mesh PIPE.stl
    check` (a normal pointing into the fluid would be refused there), which reports the
    Reynolds number on the inlet's diameter.
 """
-import argparse
 import math
 import os
 import re
@@ -33,7 +32,7 @@ import subprocess
 import sys
 import tomllib
 
-from common import check, run_hemoflow
+from common import arguments, check, run_hemoflow
 
 AXIS = (1.0, 0.1, 0.05)
 R0, R1, L, N = 0.005, 0.008, 0.068, 64
@@ -73,10 +72,7 @@ def plane_difference(a, b):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--hemoflow", required=True)
-    ap.add_argument("--work", required=True)
-    a = ap.parse_args()
+    a = arguments(__doc__, case=False)
     os.makedirs(a.work, exist_ok=True)
     w = lambda name: os.path.join(a.work, name)
     ok = True

@@ -14,14 +14,13 @@ relative to the radius). The two fits take different routes to the same plane: t
 polyline (length-weighted, shoelace area) against the cap's triangles (area-weighted),
 and the ends are flat to about 3e-7 m, 1e-4 of the smallest radius.
 """
-import argparse
 import math
 import os
 import struct
 import sys
 import tomllib
 
-from common import check, run_hemoflow
+from common import arguments, check, run_hemoflow
 
 TOLERANCE = 1e-4
 
@@ -78,10 +77,7 @@ def iolets(hemoflow, args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--hemoflow", required=True)
-    ap.add_argument("--work", required=True)
-    a = ap.parse_args()
+    a = arguments(__doc__, case=False)
     root = os.environ.get("HEMO_DATA_DIR", "")
     folder = os.path.join(root, "vascular", "carotid_gmsh")
     if not root or not os.path.isdir(folder):

@@ -37,6 +37,23 @@ void copy(const Pops& from, Pops& to) {
   for (int q = 0; q < q19::Q; ++q) to[q] = from[q];
 }
 
+/// Runs two collisions on the same random states and forces (seeded) and hands both
+/// results to `compare`.
+template <class CollideA, class CollideB, class Compare>
+void on_random_states(unsigned seed, CollideA collide_a, CollideB collide_b, Compare compare) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> fd(-1e-4, 1e-4);
+  for (int trial = 0; trial < 10; ++trial) {
+    Pops a, b;
+    random_state(a, rng);
+    copy(a, b);
+    const Vec3<double> F{fd(rng), fd(rng), fd(rng)};
+    collide_a(a, F);
+    collide_b(b, F);
+    compare(a, b);
+  }
+}
+
 template <class Collide>
 void check_conserves_mass_and_adds_force(Collide collide) {
   std::mt19937 rng(17);
@@ -83,18 +100,13 @@ TEST_CASE("TRT magic parameter: omega- from Lambda, and TRT with omega- = omega+
   CHECK(trt_omega_minus(0.8, 3.0 / 16.0) == doctest::Approx(1.0 / 1.125).epsilon(1e-15));
   // Lambda = 1/4 at tau = 1: omega- = omega+ = 1.
   CHECK(trt_omega_minus(1.0, 0.25) == doctest::Approx(1.0).epsilon(1e-15));
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<double> fd(-1e-4, 1e-4);
-  for (int trial = 0; trial < 10; ++trial) {
-    Pops a, b;
-    random_state(a, rng);
-    copy(a, b);
-    const Vec3<double> F{fd(rng), fd(rng), fd(rng)};
-    const double omega = 1.0 / 0.57;
-    collide_bgk(a, omega, F);
-    collide_trt(b, omega, omega, F);
-    for (int q = 0; q < q19::Q; ++q) CHECK(b[q] == doctest::Approx(a[q]).epsilon(1e-14).scale(1.0));
-  }
+  const double omega = 1.0 / 0.57;
+  on_random_states(
+      5, [&](Pops& h, const Vec3<double>& F) { collide_bgk(h, omega, F); },
+      [&](Pops& h, const Vec3<double>& F) { collide_trt(h, omega, omega, F); },
+      [](const Pops& a, const Pops& b) {
+        for (int q = 0; q < q19::Q; ++q) CHECK(b[q] == doctest::Approx(a[q]).epsilon(1e-14).scale(1.0));
+      });
 }
 
 TEST_CASE("TRT relaxes the odd part of each pair by omega- and the even part by omega+") {
@@ -127,22 +139,17 @@ TEST_CASE("TRT relaxes the odd part of each pair by omega- and the even part by 
 }
 
 TEST_CASE("regularized collision: same mass, momentum and momentum flux as BGK; higher moments filtered") {
-  std::mt19937 rng(23);
-  std::uniform_real_distribution<double> fd(-1e-4, 1e-4);
-  for (int trial = 0; trial < 10; ++trial) {
-    Pops a, b;
-    random_state(a, rng);
-    copy(a, b);
-    const Vec3<double> F{fd(rng), fd(rng), fd(rng)};
-    const double omega = 1.0 / 0.52;
-    collide_bgk(a, omega, F);
-    collide_regularized(b, omega, F);
-    double ma[3][3], mb[3][3];
-    second_moment(a, ma);
-    second_moment(b, mb);
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) CHECK(mb[i][j] == doctest::Approx(ma[i][j]).epsilon(1e-14).scale(1.0));
-  }
+  const double omega = 1.0 / 0.52;
+  on_random_states(
+      23, [&](Pops& h, const Vec3<double>& F) { collide_bgk(h, omega, F); },
+      [&](Pops& h, const Vec3<double>& F) { collide_regularized(h, omega, F); },
+      [](const Pops& a, const Pops& b) {
+        double ma[3][3], mb[3][3];
+        second_moment(a, ma);
+        second_moment(b, mb);
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) CHECK(mb[i][j] == doctest::Approx(ma[i][j]).epsilon(1e-14).scale(1.0));
+      });
   // A state whose non-equilibrium part is a pure second-order Hermite term is left to
   // BGK unchanged: regularization only removes what lies outside that space.
   const Vec3<double> u{0.02, -0.01, 0.03};

@@ -38,6 +38,37 @@ def analyse(out_dir):
             "outflows": {n: -flows[n] for n in outlets}, "last_change": drift}
 
 
+def split_history(out_dir):
+    """(time [s], Q_upper - Q_lower [m^3/s], imbalance) of every record of iolets.csv, the
+    split taken as analyse() takes it (the low-pressure outlet's flow minus the other's)."""
+    import csv
+
+    case = hemo_output.case(out_dir)
+    iolets = {i["name"]: i for i in case["boundaries"]["iolet"]}
+    outlets = sorted((n for n in iolets if iolets[n]["condition"] == "pressure"), key=lambda n: iolets[n]["pressure"])
+    low_p, high_p = outlets[0], outlets[-1]
+    suffix = "_flow_m3_per_s"
+    rows = []
+    with open(os.path.join(out_dir, "iolets.csv")) as f:
+        for row in csv.DictReader(f):
+            q = {k[: -len(suffix)]: float(v) for k, v in row.items() if k.endswith(suffix)}
+            inflow = sum(v for v in q.values() if v > 0)
+            rows.append((float(row["time"]), -q[low_p] + q[high_p], sum(q.values()) / inflow if inflow else float("nan")))
+    return rows
+
+
+def split_change(out_dir, fraction=0.1):
+    """How steady the split is: |split(end) - split(the record nearest `fraction` of the
+    run before the end)| / |split(end)|."""
+    rows = split_history(out_dir)
+    if len(rows) < 2:
+        return float("nan")
+    t_end, s_end, _ = rows[-1]
+    target = t_end * (1 - fraction)
+    t, s, _ = min(rows[:-1], key=lambda r: abs(r[0] - target))
+    return abs(s_end - s) / abs(s_end) if s_end else float("nan")
+
+
 def report(res):
     print(f"inflow {res['inflow']:.6e} m^3/s; outflows " +
           ", ".join(f"{n} {q:.6e}" for n, q in res["outflows"].items()))

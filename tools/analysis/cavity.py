@@ -69,6 +69,26 @@ def analyse(out_dir):
             "reference": {"t5": t5.tolist(), "t6": t6.tolist()}, "nodes_per_edge": round(L / dx)}
 
 
+def steadiness(out_dir, probes=(("vertical", "ux"), ("horizontal", "uz"))):
+    """How steady the flow is at the end: the largest change, in units of the lid speed,
+    of the centre-line probes' velocities (u_x on the vertical line, u_z on the
+    horizontal one) between their last two records, and the time between those records
+    in lid passages L / U. (nan, nan) when a probe has fewer than two records."""
+    case = hemo_output.case(out_dir)
+    L = case["geometry"]["size"][0]
+    U = case["boundaries"]["moving_wall"][0]["velocity"][0]
+    change, span = 0.0, float("nan")
+    for name, column in probes:
+        p = hemo_output.probe(out_dir, name)
+        steps = np.unique(p["step"])
+        if len(steps) < 2:
+            return float("nan"), float("nan")
+        last, before = p["step"] == steps[-1], p["step"] == steps[-2]
+        change = max(change, float(np.max(np.abs(p[column][last] - p[column][before]))) / U)
+        span = (p["time"][last][0] - p["time"][before][0]) * U / L
+    return change, span
+
+
 def plot(res, path):
     import matplotlib
 

@@ -83,6 +83,81 @@ def analyse(out_dir):
             "axis_p": data["pressure"][core], "axis_slope": slope}
 
 
+def rule_errors(out_dir, margin=None, step=None):
+    """What a pressure rule does to a straight pipe with one pressure rule at both ends
+    (tools/validation/pressure_rules.py). In fully developed flow the pressure falls
+    linearly between the two places where the rule puts the prescribed pressures, a
+    distance L_eff apart (analyse's docstring), whatever the wall does to the velocity;
+    the rule's own error is what moves the interior line off them. Returned:
+      - gradient_error: the least-squares slope of the cross-section mean pressure over
+        the slices at least `margin` (default one diameter) from either plane, against
+        G = dp / L_eff: -slope L_eff / dp - 1, the relative error of the pressure drop
+        the interior flow sees;
+      - offsets_in, offsets_out: that line extrapolated to the prescribed-pressure
+        positions minus the prescribed pressure, over dp;
+      - linearity: the slope of the upstream half of the window over the downstream
+        half, minus 1 (a check that the window is fully developed);
+      - flow_error: the flow through the middle slice, sum of u_x dx^2, against
+        Hagen-Poiseuille pi R^4 G / (8 mu) of the prescribed drop (the rule's and the
+        staircase wall's errors together), and wall_flow_error, the same against the
+        measured gradient (the wall's alone);
+      - u_max_lattice, the centre-line velocity in lattice units.
+    `step` picks the snapshot (the last by default)."""
+    case = hemo_output.case(out_dir)
+    geo, fluid = case["geometry"], case.get("fluid", {})
+    if geo["shape"] != "pipe":
+        raise SystemExit("pipe_iolets.rule_errors: an analytic pipe only")
+    R, L = geo["radius"], geo["length"]
+    axis = np.array(geo.get("axis", [1.0, 0.0, 0.0]), float)
+    axis /= np.linalg.norm(axis)
+    centre = np.array(geo.get("center", [0.0, 0.0, 0.0]), float)
+    mu = fluid.get("density", 1060.0) * fluid.get("viscosity", 3.3e-6)
+    dx, dt = case["lattice"]["dx"], case["lattice"].get("dt")
+    pressures = [i for i in case["boundaries"]["iolet"] if i["condition"] == "pressure"]
+    models = {i.get("model", "auto") for i in pressures}
+    if len(pressures) != 2 or len(models) != 1:
+        raise SystemExit("pipe_iolets.rule_errors: two pressure iolets with one model")
+    model = models.pop()
+    L_eff = {"zou_he": L - dx, "nash": L + dx}.get(model, L)
+    by_side = sorted(pressures, key=lambda i: float(np.dot(np.array(i["center"], float) - centre, axis)))
+    p_up, p_down = by_side[0].get("pressure", 0.0), by_side[1].get("pressure", 0.0)
+    dp = p_up - p_down
+    G = dp / L_eff
+    margin = 2.0 * R if margin is None else margin
+
+    coords, data = hemo_output.fields(out_dir, step)
+    along = (coords - centre) @ axis
+    u = data["velocity"] @ axis
+    slice_index = np.round(along / dx - 0.5).astype(int)  # node centres at (k + 1/2) dx
+    ks, inverse = np.unique(slice_index, return_inverse=True)
+    count = np.bincount(inverse)
+    x_k = (ks + 0.5) * dx
+    p_k = np.bincount(inverse, data["pressure"]) / count
+    q_k = np.bincount(inverse, u) * dx * dx
+    window = np.abs(x_k) <= 0.5 * L - margin
+    slope, intercept = np.polyfit(x_k[window], p_k[window], 1)
+    half_up = window & (x_k < 0)
+    half_down = window & (x_k > 0)
+    s_up = np.polyfit(x_k[half_up], p_k[half_up], 1)[0]
+    s_down = np.polyfit(x_k[half_down], p_k[half_down], 1)[0]
+    G_meas = -slope
+    mid = np.argsort(np.abs(x_k))[:2]
+    Q = float(np.mean(q_k[mid]))
+    Q_exact = np.pi * R**4 * G / (8.0 * mu)
+    Q_meas_grad = np.pi * R**4 * G_meas / (8.0 * mu)
+    centre_line = (np.abs(along) < dx) & (np.sqrt(np.maximum(np.sum((coords - centre) ** 2, axis=1) - along**2, 0)) < 1.01 * dx)
+    u_max = float(np.max(u[centre_line])) if centre_line.any() else float("nan")
+    return {"model": model, "L_eff": L_eff, "dp": dp, "pressure_gradient_exact": G,
+            "pressure_gradient": float(G_meas), "gradient_error": float(G_meas / G - 1.0),
+            "offset_in": float((intercept + slope * (-0.5 * L_eff) - p_up) / dp),
+            "offset_out": float((intercept + slope * (0.5 * L_eff) - p_down) / dp),
+            "linearity": float(s_up / s_down - 1.0), "window_slices": int(window.sum()),
+            "flow": Q, "flow_exact": float(Q_exact), "flow_error": float(Q / Q_exact - 1.0),
+            "wall_flow_error": float(Q / Q_meas_grad - 1.0),
+            "u_max": u_max, "u_max_lattice": u_max * dt / dx if dt else float("nan"),
+            "slice_x": x_k, "slice_pressure": p_k, "slice_flow": q_k}
+
+
 def plot(results, path, title):
     """Mid-length velocity profile and centre-line pressure of each resolution (dots)
     against Hagen-Poiseuille (lines: the prescribed flow, dashed: at the measured gradient)."""

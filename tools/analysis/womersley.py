@@ -7,8 +7,11 @@ For every snapshot of the last full period (8 phases when the output interval is
 eighth of the period), the relative error of the axial velocity over all nodes,
     e = sqrt(sum (u - u_exact)^2) / sqrt(sum u_scale^2),
 where u_scale is the exact profile of largest magnitude over the period (so a phase where
-the flow passes through zero is not divided by zero). J0 of complex argument is summed
-from its power series (no SciPy needed).
+the flow passes through zero is not divided by zero), and the error relative to that
+phase's own peak,
+    e_phase = max |u - u_exact| / max |u_exact(phase)|,
+the stricter measure issue 10 asks for. J0 of complex argument is summed from its power
+series (no SciPy needed).
 """
 import cmath
 import math
@@ -71,10 +74,14 @@ def analyse(out_dir):
         _, data = hemo_output.fields(out_dir, s)
         u = data["velocity"] @ axis
         err = math.sqrt(float(np.sum((u - exact[s]) ** 2))) / scale
+        own = float(np.max(np.abs(u - exact[s])) / np.max(np.abs(exact[s])))
+        own_l2 = math.sqrt(float(np.sum((u - exact[s]) ** 2)) / float(np.sum(exact[s] ** 2)))
         phase = ((s * dt) % T) / T
-        rows.append({"step": s, "phase": phase, "error": err, "u_centre": float(u[np.argmin(r)]),
+        rows.append({"step": s, "phase": phase, "error": err, "phase_error": own, "phase_l2_error": own_l2, "u_centre": float(u[np.argmin(r)]),
                      "u_centre_exact": float(exact[s][np.argmin(r)])})
     return {"alpha": R * math.sqrt(omega / nu), "phases": rows, "max_error": max(x["error"] for x in rows),
+            "max_phase_error": max(x["phase_error"] for x in rows),
+            "max_phase_l2_error": max(x["phase_l2_error"] for x in rows),
             "r": r, "exact": exact, "out_dir": out_dir, "axis": axis}
 
 
@@ -104,10 +111,11 @@ def plot(res, path):
 
 def report(res):
     print(f"Womersley number {res['alpha']:.3f}")
-    print(f"{'step':>6} {'phase':>6} {'error':>9} {'u_centre [m/s]':>15} {'exact':>12}")
+    print(f"{'step':>6} {'phase':>6} {'error':>9} {'e_phase':>9} {'u_centre [m/s]':>15} {'exact':>12}")
     for row in res["phases"]:
-        print(f"{row['step']:6d} {row['phase']:6.3f} {row['error']:9.2e} {row['u_centre']:15.6e} {row['u_centre_exact']:12.6e}")
-    print(f"largest error over the period: {res['max_error']:.3e}")
+        print(f"{row['step']:6d} {row['phase']:6.3f} {row['error']:9.2e} {row['phase_error']:9.2e} {row['u_centre']:15.6e} {row['u_centre_exact']:12.6e}")
+    print(f"largest error over the period: {res['max_error']:.3e}; relative to each phase's peak: "
+          f"{res['max_phase_error']:.3e}")
 
 if __name__ == "__main__":
     sys.exit(hemo_output.command_line(__doc__, analyse, report, plot=plot, hide=('r', 'exact', 'out_dir', 'axis')))

@@ -8,7 +8,7 @@ the case's probe), and the most negative net outlet flow.
 
 Writes docs/backflow.json and docs/backflow.md.
 
-usage: tools/stability/run-backflow [--backend cuda] [--operators ...] [--dx-scale S --tau T]
+usage: tools/stability/run-backflow [--backend cuda] [--operators ...] [--set KEY=VALUE ...]
 """
 import argparse
 import csv

@@ -68,7 +68,7 @@ class Runner:
         self.records = []
 
     def lattice(self, geometry, nodes, mach, re):
-        """dx, tau, dt, U_max (m/s) and steps of one run."""
+        """dx, tau, U_max (m/s), steps and ramp time (s) of one run."""
         _, D, length = GEOMETRIES[geometry]
         u = mach * CS                        # lattice U_max
         tau = 0.5 + 3.0 * u * nodes / re     # nu_lattice = u N / Re
@@ -76,11 +76,11 @@ class Runner:
         dt = (tau - 0.5) * dx * dx / (3.0 * NU)
         through = length * nodes / (0.5 * u)  # steps per flow-through at U_mean
         steps = int(math.ceil(self.a.flow_throughs * through))
-        return dx, tau, dt, u * dx / dt, steps, 0.5 * through * dt
+        return dx, tau, u * dx / dt, steps, 0.5 * through * dt
 
     def run(self, operator, geometry, nodes, mach, k):
         re = re_of(k)
-        dx, tau, dt, velocity, steps, ramp = self.lattice(geometry, nodes, mach, re)
+        dx, tau, velocity, steps, ramp = self.lattice(geometry, nodes, mach, re)
         out = os.path.join(self.a.work, f"{geometry}_{operator}_M{mach}_N{nodes}_k{k}")
         cmd = [self.a.hemoflow, "run", os.path.join(HERE, GEOMETRIES[geometry][0]), "--quiet", "--progress", "never",
                "--output", out, "--backend", self.a.backend, "--steps", str(steps),

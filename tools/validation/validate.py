@@ -8,8 +8,10 @@ import datetime
 import json
 import math
 import os
+import re
 import subprocess
 import sys
+import time
 from dataclasses import asdict, dataclass, field
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -20,6 +22,9 @@ import poiseuille  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import geometry_checks  # noqa: E402
 import iolet_checks  # noqa: E402
+import pressure_rules  # noqa: E402
+import reference_cases  # noqa: E402
+import sphere_check  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -29,20 +34,53 @@ DOCS = os.path.join(ROOT, "docs")  # --docs moves the report (e.g. to $OUT on a 
 NAN = float("nan")
 
 
+REFERENCES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "references.toml")
+
+
+def load_references(path=REFERENCES_FILE):
+    """references.toml as {"group.name": entry}: every check's reference and tolerance."""
+    import tomllib
+
+    with open(path, "rb") as f:
+        table = tomllib.load(f)
+    return {f"{group}.{name}": entry for group, entries in table.items() for name, entry in entries.items()}
+
+
+REFERENCES = load_references()
+
+
 @dataclass
 class Record:
+    """One row of the report. A check (kind "check") has a reference with its source, a
+    tolerance from references.toml and a verdict; a diagnostic has a value only (its
+    reference, where it has one, is for the reader) and never counts as a pass."""
     case: str
     quantity: str
-    reference_source: str
-    reference: float
+    kind: str                       # "check" or "diagnostic"
     value: float
-    error: float
-    tolerance: float
-    passed: bool
     resolution: str
     backend: str
+    reference: float = NAN
+    reference_source: str = ""
+    error: float = NAN
+    tolerance: float = NAN
+    passed: object = None           # True / False for a check, None for a diagnostic
+    key: str = ""                   # the check's entry in references.toml
+    known_failure: str = ""         # references.toml's reason a FAIL is expected (the report still shows FAIL)
     commit: str = ""
-    collision: str = "bgk"   # lb_bgk.collision of the runs behind the row
+    collision: str = ""             # lb_bgk.collision of the runs behind the row
+    study: str = ""                 # the validate.py check (CHECKS) that made the row
+    seconds: float = NAN            # that check's wall time
+
+
+def observed_order(resolutions, errors):
+    """Order p of error ~ C N^-p, N the nodes per length: the least-squares slope of
+    log(error) against log(1/N) over every level of a study."""
+    n = np.asarray(resolutions, dtype=float)
+    e = np.abs(np.asarray(errors, dtype=float))
+    if len(n) < 2 or np.any(e <= 0) or not np.all(np.isfinite(e)):
+        return NAN
+    return float(-np.polyfit(np.log(n), np.log(e), 1)[0])
 
 
 @dataclass
@@ -51,15 +89,66 @@ class Context:
     backend: str
     work: str
     commit: str
-    reduced: bool = False   # the small versions the test suite runs on the CPU
+    reduced: bool = False   # the small versions the test suite runs
     collision: str = ""     # lb_bgk.collision for every run; "" keeps each case's own
     plots: list = field(default_factory=list)
+    device: str = ""        # as the runs' summaries name it
 
-    def record(self, case, quantity, source, reference, value, error, tolerance, resolution, backend=None):
-        """A check's result; `tolerance` NaN means reported, not asserted."""
-        passed = True if tolerance != tolerance else abs(error) < tolerance
-        return Record(case, quantity, source, reference, value, error, tolerance, passed, resolution,
-                      backend or self.backend)
+    def check(self, key, value, resolution, reference=None, backend=None, quantity=None):
+        """A check: `value` against the reference and tolerance of references.toml's
+        entry `key`. `reference` is given only where the entry has none (an equation
+        evaluated for the run's parameters); `quantity` refines the entry's name (e.g. the
+        rule and tau of one row of a study)."""
+        entry = REFERENCES[key]
+        tol = entry.get("tolerance_reduced" if self.reduced else "tolerance")
+        if "reference" in entry:
+            if reference is not None and reference != entry["reference"]:
+                raise ValueError(f"[{key}]: the reference is fixed in references.toml ({entry['reference']})")
+            reference = entry["reference"]
+        elif reference is None:
+            raise ValueError(f"[{key}] has no reference value: pass the one its source defines")
+        if entry["error"] == "relative":
+            error = (value - reference) / reference if reference else NAN
+        else:
+            error = value - reference
+        if tol is None:  # an entry without a tolerance for this size: reported, not asserted
+            return self.diagnostic(entry["case"], quantity or entry["quantity"], value, resolution, reference,
+                                   entry["source"], error, backend)
+        bound = entry["bound"]
+        if error != error:
+            passed = False
+        elif bound == "both":
+            passed = abs(error) <= tol
+        elif bound == "below":
+            passed = error >= -tol
+        else:
+            passed = error <= tol
+        return Record(entry["case"], quantity or entry["quantity"], "check", value, resolution, backend or self.backend,
+                      reference, entry["source"], error, tol, bool(passed), key,
+                      "" if passed else entry.get("known_failure", ""))
+
+    def diagnostic(self, case, quantity, value, resolution, reference=NAN, source="", error=NAN, backend=None):
+        """A value reported for the reader: no tolerance, no verdict, not counted."""
+        return Record(case, quantity, "diagnostic", value, resolution, backend or self.backend, reference, source, error)
+
+    def study(self, case, quantity, levels, key=None, unit="N"):
+        """Rows of a convergence study: the error at each level (diagnostics; the finest
+        level's check is the caller's) and the observed order by least squares over all
+        levels, a check against references.toml's `key` where the scheme's theory gives an
+        order, a diagnostic otherwise. `levels` maps nodes per length to the error."""
+        ns = sorted(n for n, e in levels.items() if e == e)
+        rows = [self.diagnostic(case, f"{quantity}, {unit} = {n}", levels[n], f"{unit} = {n}") for n in ns]
+        order = observed_order(ns, [levels[n] for n in ns])
+        span = f"{unit} = {', '.join(str(n) for n in ns)}"
+        if key and len(ns) >= 3:
+            rows.append(self.check(key, order, span))
+        elif key:  # fewer than three levels ran: the order cannot be judged
+            rows.append(Record(REFERENCES[key]["case"], REFERENCES[key]["quantity"], "check", order, span, self.backend,
+                               REFERENCES[key]["reference"], REFERENCES[key]["source"], NAN,
+                               REFERENCES[key].get("tolerance_reduced" if self.reduced else "tolerance", NAN), False, key))
+        else:
+            rows.append(self.diagnostic(case, f"observed order of {quantity} (least squares)", order, span))
+        return rows
 
     def plot_path(self, name):
         return os.path.join(DOCS, "img", name) if not self.reduced else os.path.join(self.work, name)
@@ -69,45 +158,58 @@ class Context:
                "--backend", self.backend, *args]
         if self.collision:
             cmd += ["--set", f'lb_bgk.collision="{self.collision}"']
+        if os.environ.get("HEMO_VALIDATE_SMOKE_STEPS"):
+            # A dry run of the scripts' code paths (every case set up, a few steps, every
+            # analysis run on the unconverged fields): the numbers mean nothing.
+            cmd += ["--steps", os.environ["HEMO_VALIDATE_SMOKE_STEPS"]]
         print("  $", " ".join(cmd), flush=True)
         done = subprocess.run(cmd)
         if done.returncode != 0:
             # Reported as a failed row (e.g. a run that diverged), so the rest still runs.
             print(f"  exit code {done.returncode}", flush=True)
             return None
-        return hemo_output.summary(out)
+        summary = hemo_output.summary(out)
+        self.device = summary.get("device", self.device)
+        return summary
 
-    def failed(self, case, resolution):
-        status = "run failed"
-        return Record(case, status, "-", NAN, NAN, NAN, 0.0, False, resolution, self.backend)
+    def failed(self, case, resolution, key=None):
+        """A run that did not finish: a failing check (of `key`, or of "the run completes")."""
+        source = REFERENCES[key]["source"] if key else "the run must complete"
+        quantity = REFERENCES[key]["quantity"] if key else "run completed"
+        return Record(case, f"{quantity}: run failed", "check", NAN, resolution, self.backend, NAN, source, NAN, NAN,
+                      False, key or "")
 
 
 def poiseuille_pipe(ctx):
-    """Body-force pipe at 8, 16, 32 nodes per radius: L2 error and observed order."""
+    """Body-force pipe at 8, 16 and 32 nodes per radius (the same at reduced size: it is
+    small): the L2 error at each, the finest asserted, and the observed order."""
     R = 5.0e-4
     records, errors, profiles = [], {}, {}
-    for nodes in (8, 16) if ctx.reduced else (8, 16, 32):
+    levels = (8, 16, 32)
+    for nodes in levels:
         dx = R / nodes
         out = os.path.join(ctx.work, f"poiseuille_R{nodes}")
         s = ctx.run("poiseuille_pipe.toml", out, "--set", f"lattice.dx={dx!r}",
                     "--set", f"geometry.length={8 * dx!r}", "--set", "output.probe=[]")
+        if s is None:
+            records.append(ctx.failed("poiseuille_pipe", f"R = {nodes} dx", "poiseuille.l2_finest"))
+            continue
         err, n, umax_exact, umax = poiseuille.l2_error(out)
         errors[nodes] = err
         case = hemo_output.case(out)
         coords, data = hemo_output.fields(out)
         exact, axis, r = poiseuille.analytic(case, coords)
         profiles[nodes] = (r, data["velocity"] @ axis)
-        records.append(Record("poiseuille_pipe", "relative L2 error of axial velocity", "Hagen-Poiseuille u = g(R^2-r^2)/(4 nu)",
-                              0.0, err, err, 0.02 if nodes == 16 else float("nan"), err < 0.02 if nodes >= 16 else True,
-                              f"R = {nodes} dx ({s['fluid_nodes']} nodes)", s["backend"]))
-        records.append(Record("poiseuille_pipe", "centre-line velocity [m/s]", "Hagen-Poiseuille g R^2/(4 nu) at the nearest node",
-                              umax_exact, umax, (umax - umax_exact) / umax_exact, float("nan"), True,
-                              f"R = {nodes} dx", s["backend"]))
-    for a, b in ((8, 16),) if ctx.reduced else ((8, 16), (16, 32)):
-        order = math.log2(errors[a] / errors[b])
-        records.append(Record("poiseuille_pipe", f"observed order of convergence R={a}->{b}", "second-order scheme",
-                              2.0, order, order - 2.0, 1.8 if a == 8 else float("nan"), order >= 1.8 if a == 8 else True,
-                              f"R = {a}, {b} dx", ctx.backend))
+        res = f"R = {nodes} dx ({s['fluid_nodes']} nodes, tau {s['tau']:.3f})"
+        if nodes == levels[-1]:
+            records.append(ctx.check("poiseuille.l2_finest", err, res, backend=s["backend"]))
+        records.append(ctx.diagnostic("poiseuille_pipe", "centre-line velocity [m/s]", umax, res, umax_exact,
+                                      "Hagen-Poiseuille g R^2/(4 nu) at the nearest node", (umax - umax_exact) / umax_exact,
+                                      s["backend"]))
+    records += ctx.study("poiseuille_pipe", "relative L2 error of the axial velocity", errors, "poiseuille.order",
+                         unit="R/dx")
+    if ctx.reduced or 16 not in profiles:
+        return records
     # Plot: profile at R = 16 against theory, and the error against resolution.
     try:
         import matplotlib
@@ -143,35 +245,53 @@ def poiseuille_pipe(ctx):
 
 
 def lid_mass(ctx):
-    """Closed lid-driven box: relative mass drift over 2000 steps, fp64 and fp32."""
+    """Closed lid-driven box: relative mass drift over 2000 steps, fp64 (asserted) and
+    fp32 (reported: the drift is the collision's accumulated rounding)."""
     records = []
-    for precision, tol in (("fp64", 1e-10), ("fp32", float("nan"))):
+    for precision in ("fp64", "fp32"):
         out = os.path.join(ctx.work, f"lid_mass_{precision}")
         s = ctx.run("lid_driven_cavity.toml", out, "--set", f'run.precision="{precision}"', "--set", "run.check_every=10")
+        if s is None:
+            records.append(ctx.failed("lid_driven_cavity", precision, "lid_mass.fp64"))
+            continue
         drift = s["mass_relative_drift"]
-        records.append(Record("lid_driven_cavity", f"relative mass drift over {s['steps']} steps ({precision})",
-                              "exact conservation (bounce-back permutes populations)", 0.0, drift, abs(drift), tol,
-                              abs(drift) < tol if tol == tol else True, f"{s['fluid_nodes']} nodes", s["backend"]))
+        res = f"{s['fluid_nodes']} nodes, {s['steps']} steps, {precision}"
+        if precision == "fp64":
+            records.append(ctx.check("lid_mass.fp64", drift, res, backend=s["backend"]))
+        else:
+            records.append(ctx.diagnostic("lid_driven_cavity", "relative mass drift (fp32)", drift, res,
+                                          backend=s["backend"]))
     return records
 
 
 CHECKS = {"poiseuille_pipe": poiseuille_pipe, "lid_mass": lid_mass}
 CHECKS.update(iolet_checks.CHECKS)
+CHECKS.update(pressure_rules.CHECKS)
+CHECKS.update(reference_cases.CHECKS)
+CHECKS.update(sphere_check.CHECKS)
 CHECKS.update(geometry_checks.CHECKS)
 
 
 def fmt(x):
-    if isinstance(x, float) and (math.isnan(x)):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
         return "-"
     return f"{x:.4g}" if isinstance(x, float) else str(x)
 
 
-PLOT_TITLES = {"poiseuille_pipe.png": "Poiseuille pipe", "pipe_pressure.png": "Pipe, pressure iolets (Zou-He)",
-               "pipe_velocity.png": "Pipe, parabolic velocity inlet (Ladd)", "womersley.png": "Womersley flow",
-               "vlbm_pipe_lb_vlbm.png": "Tilted STL pipe, lb_vlbm", "vlbm_pipe_lb_bgk.png": "Tilted STL pipe, lb_bgk",
-               "aorta.png": "aorta (lb_vlbm): velocity magnitude on a slice",
-               "carotid.png": "carotid (lb_vlbm): velocity magnitude, largest across a 4 mm slab",
-               "cavity_re1000.png": "Lid-driven cavity, Re = 1000"}
+def headline(records):
+    """The report's first line: checks only, per collision operator."""
+    checks = [r for r in records if r.kind == "check"]
+    failed = [r for r in checks if not r.passed]
+    ops = list(dict.fromkeys(r.collision for r in checks))
+    per_op = "; ".join(f"{op}: {sum(r.passed for r in checks if r.collision == op)}/"
+                       f"{sum(r.collision == op for r in checks)}" for op in ops)
+    n_diag = sum(r.kind == "diagnostic" for r in records)
+    known = sum(bool(r.known_failure) for r in failed)
+    return (f"**{len(checks) - len(failed)} of {len(checks)} checks pass, {len(failed)} fail** "
+            + (f"({known} of the failures are known and explained in the notes) " if known else "")
+            + 
+            f"(by collision operator: {per_op}). {n_diag} diagnostic rows are reported below without a verdict "
+            "and are not counted.")
 
 
 def write_report(records, ctx, device, date=None):
@@ -187,14 +307,42 @@ def write_report(records, ctx, device, date=None):
         f"Generated by `tools/validate --backend {ctx.backend}` on {date or datetime.date.today()} at commit "
         + ", ".join(f"`{c}`" for c in commits) + f" ({device}). Every number below comes from that script; rerun it "
         "to reproduce them." + (" The checks ran in parts; validation.json gives each row's commit." if len(commits) > 1 else ""),
-        "Tolerance `-` means the row is reported, not asserted.",
         "",
-        "| case | quantity | reference (source) | hemoflow | error | tolerance | passed | resolution | backend |",
-        "|---|---|---|---|---|---|---|---|---|",
+        headline(records),
+        "",
+        "A **check** compares a value with a reference and a tolerance that were fixed before the run, in "
+        "`tools/validation/references.toml` (changes to them are dated in the notes below). A **diagnostic** is a "
+        "value shown for the reader: it has no tolerance and no verdict.",
+        "",
+        "## Checks",
+        "",
+        "| verdict | case | quantity | hemoflow | reference (source) | error | tolerance | resolution | collision | backend |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in records:
-        lines.append(f"| {r.case} | {r.quantity} | {fmt(r.reference)} ({r.reference_source}) | {fmt(r.value)} | "
-                     f"{fmt(r.error)} | {fmt(r.tolerance)} | {'yes' if r.passed else '**no**'} | {r.resolution} | {r.backend} |")
+        if r.kind == "check":
+            verdict = "pass" if r.passed else ("**FAIL** (known)" if r.known_failure else "**FAIL**")
+            lines.append(f"| {verdict} | {r.case} | {r.quantity} | {fmt(r.value)} | "
+                         f"{fmt(r.reference)} ({r.reference_source}) | {fmt(r.error)} | {fmt(r.tolerance)} | "
+                         f"{r.resolution} | {r.collision} | {r.backend} |")
+    lines += ["", "## Diagnostics", "",
+              "| case | quantity | hemoflow | for comparison (source) | resolution | collision |",
+              "|---|---|---|---|---|---|"]
+    for r in records:
+        if r.kind == "diagnostic":
+            ref = f"{fmt(r.reference)} ({r.reference_source})" if r.reference_source else "-"
+            lines.append(f"| {r.case} | {r.quantity} | {fmt(r.value)} | {ref} | {r.resolution} | {r.collision} |")
+    lines += ["", "## Run log", "", "Wall time of each check (all its runs, analysis and plots included).", "",
+              "| check | collision | rows | failed checks | seconds | commit |", "|---|---|---|---|---|---|"]
+    total = 0.0
+    for (study, op) in dict.fromkeys((r.study, r.collision) for r in records):
+        rows = [r for r in records if r.study == study and r.collision == op]
+        sec = rows[0].seconds
+        total += sec if sec == sec else 0.0
+        lines.append(f"| {study} | {op} | {len(rows)} | {sum(r.kind == 'check' and not r.passed for r in rows)} | "
+                     f"{fmt(sec)} | {rows[0].commit} |")
+    lines.append(f"| total | | {len(records)} | {sum(r.kind == 'check' and not r.passed for r in records)} | "
+                 f"{total:.0f} | |")
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")) as f:
         lines += ["", f.read()]
     for title, path in ctx.plots:
@@ -206,8 +354,6 @@ def write_report(records, ctx, device, date=None):
 def default_collision(hemoflow):
     """The default of lb_bgk.collision in this build (hemoflow info --keys)."""
     keys = subprocess.run([hemoflow, "info", "--keys"], capture_output=True, text=True).stdout
-    import re
-
     m = re.search(r"collision\b.*?default\s*\"?(\w+)", keys)
     return m.group(1) if m else "bgk"
 
@@ -237,7 +383,7 @@ def main():
         os.makedirs(os.path.join(DOCS, "img"), exist_ok=True)
     if a.from_json:
         rows = [row for path in a.from_json for row in json.load(open(path))]
-        records = [Record(**{k: (NAN if v is None else v) for k, v in r.items()}) for r in rows]
+        records = [Record(**{k: (NAN if v is None and k != "passed" else v) for k, v in r.items()}) for r in rows]
         ctx = Context(a.hemoflow, rows[0]["backend"], a.work, rows[0]["commit"])
         for name, title in PLOT_TITLES.items():
             if os.path.exists(os.path.join(DOCS, "img", name)):
@@ -248,25 +394,34 @@ def main():
     ctx = Context(a.hemoflow, a.backend, a.work, commit, reduced=a.reduced, collision=a.collision or "")
     os.makedirs(a.work, exist_ok=True)
     records = []
+    collision = a.collision or default_collision(a.hemoflow)
     for name in a.only or CHECKS:
         print(f"== {name}", flush=True)
-        records += CHECKS[name](ctx)
-    for r in records:
-        r.commit = commit
-        r.collision = a.collision or default_collision(a.hemoflow)
+        t0 = time.time()
+        rows = CHECKS[name](ctx)
+        for r in rows:
+            r.study, r.seconds, r.commit, r.collision = name, round(time.time() - t0, 1), commit, collision
+        records += rows
     if not a.reduced:
-        device = hemo_output.summary(os.path.join(a.work, "lid_mass_fp64"))["device"] if "lid_mass" in (a.only or CHECKS) else a.backend
-        write_report(records, ctx, device)
-    print(f"{'case':18} {'quantity':52} {'value':>12} {'error':>10} passed")
+        write_report(records, ctx, ctx.device or a.backend)
+    print(f"{'kind':10} {'case':18} {'quantity':60} {'value':>11} {'error':>10} {'tol':>8} verdict")
     for r in records:
-        print(f"{r.case:18} {r.quantity[:52]:52} {fmt(r.value):>12} {fmt(r.error):>10} {r.passed}")
-    if not records:
-        print("nothing ran (the checks' data are absent): skipped")
+        verdict = "-" if r.kind == "diagnostic" else ("pass" if r.passed else "FAIL")
+        print(f"{r.kind:10} {r.case:18} {r.quantity[:60]:60} {fmt(r.value):>11} {fmt(r.error):>10} "
+              f"{fmt(r.tolerance):>8} {verdict}")
+    checks = [r for r in records if r.kind == "check"]
+    if not checks:
+        print("no check ran (the checks' data are absent): skipped")
         return 77  # ctest's SKIP_RETURN_CODE
-    failed = [r for r in records if not r.passed]
-    print(f"{len(records) - len(failed)}/{len(records)} checks passed" +
-          ("" if a.reduced else "; wrote docs/validation.md and docs/validation.json"))
-    return 1 if failed else 0
+    failed = [r for r in checks if not r.passed]
+    unknown = [r for r in failed if not r.known_failure]
+    print(f"{len(checks) - len(failed)}/{len(checks)} checks passed ({len(records) - len(checks)} diagnostics)" +
+          ("" if a.reduced else f"; wrote {DOCS}/validation.md and validation.json"))
+    for r in failed:
+        print(f"FAIL {r.case}: {r.quantity}" + (f" (known: {r.known_failure})" if r.known_failure else ""))
+    # A known failure (references.toml says why, and the report shows it as FAIL) does not
+    # fail the test suite; every other failing check does.
+    return 1 if unknown else 0
 
 
 if __name__ == "__main__":

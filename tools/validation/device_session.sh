@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The full validation on a lent GPU machine, in parts that fit its per-call time limit.
+# Build and bundle here first (docs/performance.md, "Reproduce"); then on the device:
+#   tools/validation/device_session.sh BUNDLE DEST OP:CHECK,CHECK... [OP:CHECK...]
+# e.g.  ... regularized:poiseuille_pipe,lid_mass,womersley bgk:cavity
+# Each part runs `validate.py --backend cuda --collision OP --only CHECK...` into
+# DEST/parts/OP-CHECKS/ (validation.json, img/, log); two parts run at a time (more lose to
+# time-slicing on one GPU). Merge the parts' JSON files here afterwards with
+#   tools/validate --from-json DEST/parts/*/validation.json --device ... --date ...
+# HEMO_COMMIT must name the commit the bundle was built at (the device has no .git).
+set -uo pipefail
+bundle=$(cd "$1" && pwd) dest=$2
+shift 2
+source "$bundle/env.sh"
+export PYTHONUNBUFFERED=1
+mkdir -p "$dest/parts"
+t_start=$SECONDS
+for part in "$@"; do
+  op=${part%%:*} checks=${part#*:}
+  name="$op-${checks//,/-}"
+  only=()
+  for c in ${checks//,/ }; do only+=(--only "$c"); done
+  (
+    t0=$SECONDS
+    python3 tools/validation/validate.py --backend cuda --hemoflow "$bundle/bin/hemoflow" --collision "$op" "${only[@]}" \
+      --docs "$dest/parts/$name" --work "/tmp/validation/$name" > "/tmp/validation-$name.log" 2>&1
+    code=$?
+    mkdir -p "$dest/parts/$name" && cp "/tmp/validation-$name.log" "$dest/parts/$name/log.txt"
+    echo "$name: exit $code, $((SECONDS - t0)) s; $(tail -1 "/tmp/validation-$name.log" | cut -c1-200)"
+  ) &
+  while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
+done
+wait
+echo "all parts: $((SECONDS - t_start)) s"
