@@ -177,7 +177,7 @@ class Context:
         source = REFERENCES[key]["source"] if key else "the run must complete"
         quantity = REFERENCES[key]["quantity"] if key else "run completed"
         return Record(case, f"{quantity}: run failed", "check", NAN, resolution, self.backend, NAN, source, NAN, NAN,
-                      False, key or "")
+                      False, key or "", REFERENCES[key].get("known_failure", "") if key else "")
 
 
 def poiseuille_pipe(ctx):
