@@ -79,7 +79,10 @@ def steadiness(out_dir, probes=(("vertical", "ux"), ("horizontal", "uz"))):
     U = case["boundaries"]["moving_wall"][0]["velocity"][0]
     change, span = 0.0, float("nan")
     for name, column in probes:
-        p = hemo_output.probe(out_dir, name)
+        try:
+            p = hemo_output.probe(out_dir, name)
+        except (OSError, IndexError):  # no probe file, or no record in it
+            return float("nan"), float("nan")
         steps = np.unique(p["step"])
         if len(steps) < 2:
             return float("nan"), float("nan")

@@ -128,8 +128,9 @@ BIF_U = 0.1                # m/s, the inlet's centre-line velocity
 # asymmetry of 0.5% moves it by 5% (at R = 5, 14% between an asymmetric and a symmetric
 # lattice). So each level's dx = H / M, the parent radius being R / dx = M / 13.588 nodes.
 BIF_H = 2 * (1.2e-2 * math.sin(math.radians(30.0)) + 0.794e-3)
-# Full size: blood (nu = 3.3e-6, Re = U_max D / nu = 61), the case's 1.5 s (five viscous
-# times R^2 / nu) and ramp, its outlets 2 Pa apart, u_lattice = 0.05 (Mach u / c_s = 0.087;
+# Full size: blood (nu = 3.3e-6, Re = U_max D / nu = 61), 0.8 s (the case's 1.5 s is five
+# viscous times R^2 / nu; at R / dx = 10 the split was steady to 1e-6 by 0.5 s, CPU run of
+# 2026-11-23, so 0.8 s saves 45% of the cost) and the case's ramp, its outlets 2 Pa apart, u_lattice = 0.05 (Mach u / c_s = 0.087;
 # the inlet pressure, about 40 Pa, is 3% of rho c_s^2) so dt = 0.5 dx and tau = 0.5 +
 # 0.0495 R/dx / 10. M = 136, 190, 272 for the study (R / dx = 10.0, 14.0, 20.0; tau 0.550,
 # 0.569, 0.599) and 380 for the reference run (R / dx = 28.0, tau 0.638). Fluid nodes
@@ -138,7 +139,7 @@ BIF_H = 2 * (1.2e-2 * math.sin(math.radians(30.0)) + 0.794e-3)
 # 1.55e11. In all 2.1e11 updates, about 175 s per collision operator on an H200 in fp64
 # (~1.2e9 updates/s); a reference at R = 32 (2,744,942 x 96,000 = 2.6e11) would make it
 # 270 s.
-BIF_FULL = dict(levels=(136, 190, 272), reference=380, viscosity=3.3e-6, dp=2.0, end_time=1.5, ramp=0.1,
+BIF_FULL = dict(levels=(136, 190, 272), reference=380, viscosity=3.3e-6, dp=2.0, end_time=0.8, ramp=0.1,
                 u_lattice=0.05)
 # Reduced (CPU): a fluid six times as viscous (nu = 2e-5, Re = 10), the outlet pressure
 # difference scaled with the viscosity (12 Pa: the branches' Poiseuille split is again 4.7%
