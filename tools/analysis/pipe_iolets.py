@@ -26,20 +26,33 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hemo_output  # noqa: E402
 
 
+def pipe_geometry(case):
+    """R, L, the unit axis and the centre of the case's pipe: the analytic pipe's own, or
+    for a pipe from a surface (STL or voxel file) the line between its first two iolets."""
+    geo, iolets = case["geometry"], case["boundaries"]["iolet"]
+    if geo["shape"] == "pipe":
+        axis = np.array(geo.get("axis", [1.0, 0.0, 0.0]), float)
+        return geo["radius"], geo["length"], axis / np.linalg.norm(axis), np.array(geo.get("center", [0.0, 0.0, 0.0]), float)
+    a, b = (np.array(i["center"], float) for i in iolets[:2])
+    return iolets[0]["radius"], float(np.linalg.norm(b - a)), (b - a) / np.linalg.norm(b - a), 0.5 * (a + b)
+
+
+def effective_length(pressures, L, dx):
+    """The distance between the places where the pressure rule of both iolets puts the
+    prescribed pressures: Zou-He at the boundary nodes (half a spacing inside each plane,
+    L - dx), Nash at the ghost nodes (half a spacing beyond, L + dx), anti-bounce-back at
+    the link midpoints (on the planes, L). Returns (model, L_eff)."""
+    models = {i.get("model", "auto") for i in pressures}
+    if len(models) != 1:
+        raise SystemExit(f"pipe_iolets.py: both pressure iolets must use one model, not {sorted(models)}")
+    model = models.pop()
+    return model, {"zou_he": L - dx, "nash": L + dx}.get(model, L)
+
+
 def analyse(out_dir):
     case = hemo_output.case(out_dir)
-    geo, fluid = case["geometry"], case.get("fluid", {})
-    iolets = case["boundaries"]["iolet"]
-    if geo["shape"] == "pipe":
-        R, L = geo["radius"], geo["length"]
-        axis = np.array(geo.get("axis", [1.0, 0.0, 0.0]), float)
-        axis /= np.linalg.norm(axis)
-        centre = np.array(geo.get("center", [0.0, 0.0, 0.0]), float)
-    else:
-        # A pipe from a surface (STL or voxel file): its axis runs between the two iolets.
-        a, b = (np.array(i["center"], float) for i in iolets[:2])
-        axis = (b - a) / np.linalg.norm(b - a)
-        centre, L, R = 0.5 * (a + b), float(np.linalg.norm(b - a)), iolets[0]["radius"]
+    fluid, iolets = case.get("fluid", {}), case["boundaries"]["iolet"]
+    R, L, axis, centre = pipe_geometry(case)
     rho0, nu = fluid.get("density", 1060.0), fluid.get("viscosity", 3.3e-6)
     mu = rho0 * nu
     dx = case["lattice"]["dx"]
@@ -51,13 +64,7 @@ def analyse(out_dir):
         kind = "velocity inlet"
     else:
         p = sorted((i.get("pressure", 0.0) for i in pressures), reverse=True)
-        # Where the prescribed pressure sits: Zou-He at the boundary nodes (half a spacing
-        # inside each plane), Nash at the ghost nodes (half a spacing beyond), anti-bounce-back
-        # at the link midpoints (on the plane).
-        models = {i.get("model", "auto") for i in pressures}
-        if len(models) != 1:
-            raise SystemExit(f"pipe_iolets.py: both pressure iolets must use one model, not {sorted(models)}")
-        G = (p[0] - p[-1]) / {"zou_he": L - dx, "nash": L + dx}.get(models.pop(), L)
+        G = (p[0] - p[-1]) / effective_length(pressures, L, dx)[1]
         umax = G * R**2 / (4.0 * mu)
         kind = "pressure iolets"
 
@@ -104,21 +111,16 @@ def rule_errors(out_dir, margin=None, step=None):
       - u_max_lattice, the centre-line velocity in lattice units.
     `step` picks the snapshot (the last by default)."""
     case = hemo_output.case(out_dir)
-    geo, fluid = case["geometry"], case.get("fluid", {})
-    if geo["shape"] != "pipe":
+    fluid = case.get("fluid", {})
+    if case["geometry"]["shape"] != "pipe":
         raise SystemExit("pipe_iolets.rule_errors: an analytic pipe only")
-    R, L = geo["radius"], geo["length"]
-    axis = np.array(geo.get("axis", [1.0, 0.0, 0.0]), float)
-    axis /= np.linalg.norm(axis)
-    centre = np.array(geo.get("center", [0.0, 0.0, 0.0]), float)
+    R, L, axis, centre = pipe_geometry(case)
     mu = fluid.get("density", 1060.0) * fluid.get("viscosity", 3.3e-6)
     dx, dt = case["lattice"]["dx"], case["lattice"].get("dt")
     pressures = [i for i in case["boundaries"]["iolet"] if i["condition"] == "pressure"]
-    models = {i.get("model", "auto") for i in pressures}
-    if len(pressures) != 2 or len(models) != 1:
-        raise SystemExit("pipe_iolets.rule_errors: two pressure iolets with one model")
-    model = models.pop()
-    L_eff = {"zou_he": L - dx, "nash": L + dx}.get(model, L)
+    if len(pressures) != 2:
+        raise SystemExit("pipe_iolets.rule_errors: two pressure iolets")
+    model, L_eff = effective_length(pressures, L, dx)
     by_side = sorted(pressures, key=lambda i: float(np.dot(np.array(i["center"], float) - centre, axis)))
     p_up, p_down = by_side[0].get("pressure", 0.0), by_side[1].get("pressure", 0.0)
     dp = p_up - p_down

@@ -140,12 +140,8 @@ class Context:
         rows = [self.diagnostic(case, f"{quantity}, {unit} = {n}", levels[n], f"{unit} = {n}") for n in ns]
         order = observed_order(ns, [levels[n] for n in ns])
         span = f"{unit} = {', '.join(str(n) for n in ns)}"
-        if key and len(ns) >= 3:
-            rows.append(self.check(key, order, span))
-        elif key:  # fewer than three levels ran: the order cannot be judged
-            rows.append(Record(REFERENCES[key]["case"], REFERENCES[key]["quantity"], "check", order, span, self.backend,
-                               REFERENCES[key]["reference"], REFERENCES[key]["source"], NAN,
-                               REFERENCES[key].get("tolerance_reduced" if self.reduced else "tolerance", NAN), False, key))
+        if key:  # fewer than three levels ran: the order cannot be judged (NaN fails)
+            rows.append(self.check(key, order if len(ns) >= 3 else NAN, span))
         else:
             rows.append(self.diagnostic(case, f"observed order of {quantity} (least squares)", order, span))
         return rows
