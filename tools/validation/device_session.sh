@@ -4,8 +4,9 @@
 #   tools/validation/device_session.sh BUNDLE DEST OP:CHECK,CHECK... [OP:CHECK...]
 # e.g.  ... regularized:poiseuille_pipe,lid_mass,womersley bgk:cavity
 # Each part runs `validate.py --backend cuda --collision OP --only CHECK...` into
-# DEST/parts/OP-CHECKS/ (validation.json, img/, log); two parts run at a time (more lose to
-# time-slicing on one GPU). Merge the parts' JSON files here afterwards with
+# DEST/parts/OP-CHECKS/ (validation.json, img/, log), one part at a time: two processes
+# time-slicing one GPU took 480 s for two bgk pipe studies that take 84 s each alone
+# (H200, 2026-11-23); PARTS_AT_ONCE=2 overlaps them anyway. Merge the parts' JSON files here afterwards with
 #   tools/validate --from-json DEST/parts/*/validation.json --device ... --date ...
 # HEMO_COMMIT must name the commit the bundle was built at (the device has no .git).
 set -uo pipefail
@@ -28,7 +29,7 @@ for part in "$@"; do
     mkdir -p "$dest/parts/$name" && cp "/tmp/validation-$name.log" "$dest/parts/$name/log.txt"
     echo "$name: exit $code, $((SECONDS - t0)) s; $(tail -1 "/tmp/validation-$name.log" | cut -c1-200)"
   ) &
-  while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
+  while [ "$(jobs -rp | wc -l)" -ge "${PARTS_AT_ONCE:-1}" ]; do wait -n; done
 done
 wait
 echo "all parts: $((SECONDS - t_start)) s"
