@@ -9,6 +9,8 @@
 # (H200, 2026-11-23); PARTS_AT_ONCE=2 overlaps them anyway. Merge the parts' JSON files here afterwards with
 #   tools/validate --from-json DEST/parts/*/validation.json --device ... --date ...
 # HEMO_COMMIT must name the commit the bundle was built at (the device has no .git).
+# HEMO_VALIDATE_REUSE=1 reanalyses runs that an earlier call on the same machine finished
+# with the same command line instead of repeating them (validate.py).
 set -uo pipefail
 bundle=$(cd "$1" && pwd) dest=$2
 shift 2
@@ -33,3 +35,6 @@ for part in "$@"; do
 done
 wait
 echo "all parts: $((SECONDS - t_start)) s"
+# The lent machine returns only files near the top of $OUT: pack the parts into one file
+# (DEST.tgz; unpack it here and merge as above).
+tar czf "${dest%/}.tgz" -C "$dest" . && echo "packed: ${dest%/}.tgz"
