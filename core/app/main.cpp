@@ -1,16 +1,28 @@
 // The `hemoflow` command. See usage.cpp for the commands, options and exit codes.
 #include <cstdio>
 #include <exception>
+#include <memory>
 
 #include "core/app/cli.hpp"
 #include "core/app/commands.hpp"
+#include "core/comm/communicator.hpp"
 #include "core/common/error.hpp"
 #include "core/common/log.hpp"
+#include "core/common/text.hpp"
 #include "core/common/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace hemo;
   try {
+    // MPI only when a launcher started the process; a plain run never touches it.
+    const std::unique_ptr<comm::Communicator> world = comm::world(argc, argv);
+    if (world->size() > 1) {
+      // Until the partition step lands (docs/architecture.md, "Many ranks"), N ranks would
+      // be N copies of one run writing into one folder.
+      std::fprintf(stderr, "error: hemoflow runs on one rank for now, and was started on %d MPI ranks (%s); "
+                           "run it without mpirun\n", world->size(), world->describe().c_str());
+      return int(ExitCode::bad_input);
+    }
     const app::CommandLine cl = app::parse_command_line(argc, argv);
     if (cl.quiet) log::set_level(log::Level::warn);
     if (cl.command == "help" || cl.help) {

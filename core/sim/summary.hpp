@@ -34,7 +34,7 @@ struct RunSummary {
   std::vector<std::pair<std::string, std::uint64_t>> links;
   std::uint64_t device_memory_bytes = 0;  // CUDA: measured drop in free memory; CPU: field bytes
   int cpu_threads = 0;
-  std::string population_checksum;  // FNV-1a of the final populations, hex
+  std::string population_checksum;  // of the final populations in global voxel order (checksum.hpp), hex
   std::int64_t failed_step = -1, failed_node = -1;
   std::vector<std::pair<std::string, double>> phase_seconds;
   std::vector<std::string> outputs;  // files written

@@ -8,6 +8,7 @@
 #include "core/common/error.hpp"
 #include "core/common/log.hpp"
 #include "core/common/text.hpp"
+#include "core/sim/checksum.hpp"
 #include "core/sim/output_actions.hpp"
 #include "core/sim/progress.hpp"
 #include "core/sim/simulation.hpp"
@@ -31,20 +32,18 @@ void Simulation::check_mass_and_finiteness(std::int64_t step) {
 }
 
 std::uint64_t Simulation::population_checksum() const {
-  // FNV-1a over the bytes of the first `count` entries of each population row: equal
-  // checksums mean bitwise-equal states (used to test thread-count independence).
+  // Keyed by global voxel index and summed (checksum.hpp): equal checksums mean
+  // bitwise-equal populations, whatever the thread count, node ordering or backend.
   const FieldBase& f = fields_->lookup("f");
-  std::uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](const void* p, std::size_t bytes) {
-    const auto* b = static_cast<const unsigned char*>(p);
-    for (std::size_t i = 0; i < bytes; ++i) {
-      h ^= b[i];
-      h *= 1099511628211ull;
-    }
-  };
+  if (mesh_.num_nodes == 0) return 0;
+  std::vector<std::uint64_t> voxel(mesh_.num_nodes);
+  const auto nx = std::uint64_t(mesh_.dims[0]), ny = std::uint64_t(mesh_.dims[1]);
+  for (std::uint32_t n = 0; n < mesh_.num_nodes; ++n)
+    voxel[n] = std::uint64_t(mesh_.i[n]) + nx * (std::uint64_t(mesh_.j[n]) + ny * std::uint64_t(mesh_.k[n]));
+  std::uint64_t h = 0;
   for (int c = 0; c < f.components(); ++c) {
     const std::vector<unsigned char> bytes = f.component_bytes(c);
-    mix(bytes.data(), bytes.size());
+    h += keyed_checksum(bytes, bytes.size() / voxel.size(), c, voxel);
   }
   return h;
 }

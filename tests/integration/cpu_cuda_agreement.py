@@ -4,8 +4,8 @@ without a device).
 
 For the Poiseuille pipe, the closed lid-driven box and the tilted VLBM pipe (lb_vlbm,
 iolets), with each collision operator (bgk, trt, regularized), in fp32 and fp64, the
-population checksum of the final state (summary.json's population_checksum: FNV-1a over
-every population of every node) of the CUDA run must EQUAL the CPU run's: bitwise
+population checksum of the final state (summary.json's population_checksum: a hash of
+every population's bits keyed by its node's voxel and direction, core/sim/checksum.hpp) of the CUDA run must EQUAL the CPU run's: bitwise
 equality, which holds because nvcc does not contract multiply-adds (HEMO_CUDA_FMAD=OFF,
 the default) and every kernel does the same operations in the same order. The largest
 density and velocity difference is printed as well. The GPU run must also pass the

@@ -38,6 +38,8 @@ def main():
                "population checksums equal for 1 and 2 threads")
     lex, mor = fields_by_voxel(outs["2 threads"]), fields_by_voxel(outs["2 threads, morton"])
     ok &= check(all(np.array_equal(lex[k], mor[k]) for k in lex), "fields bitwise equal for lexicographic and Morton order")
+    ok &= check(summary(outs["2 threads"])["population_checksum"] == summary(outs["2 threads, morton"])["population_checksum"],
+                "population checksums equal for lexicographic and Morton order (keyed by voxel, not by storage)")
     return 0 if ok else 1
 
 

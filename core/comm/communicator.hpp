@@ -1,0 +1,85 @@
+#pragma once
+// How ranks talk (issue 11): the collectives the core needs (sums for mass, checksums and
+// flow rates; a prefix sum to number owned nodes globally; a broadcast of the case) and
+// the neighbour exchange of halos, behind one interface. Two implementations:
+//  * serial(): one rank, no MPI call at all; messages to itself are copied (a periodic
+//    domain wraps onto its own halo that way);
+//  * mpi (mpi.cpp): MPI_COMM_WORLD, chosen by world() only when an MPI launcher started
+//    the process (mpirun, srun), so that a plain `hemoflow run` never initialises MPI.
+// Everything here is host memory; GPU halos are staged through pinned buffers by the
+// caller (or passed as device pointers to a CUDA-aware MPI, later).
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace hemo::comm {
+
+/// One message of a neighbour exchange: `bytes` to or from rank `peer`. A send and the
+/// receive it feeds carry the same tag.
+struct Message {
+  int peer = 0;
+  int tag = 0;
+  std::span<unsigned char> bytes;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// "serial" or "MPI: 4 ranks (Open MPI v4.1.4, ...)".
+  virtual std::string describe() const = 0;
+
+  /// Element-wise sums over all ranks, in place, the same on every rank. Integers add
+  /// modulo 2^64 (exact in any order). Doubles are added in rank order, so the result is
+  /// reproducible for a given rank count (MPI_Allreduce promises neither).
+  virtual void sum(std::span<std::uint64_t> values) = 0;
+  virtual void sum(std::span<double> values) = 0;
+  virtual void max(std::span<double> values) = 0;
+  /// The sum of `value` over the ranks below this one (0 on rank 0): where this rank's
+  /// items start in a global numbering.
+  virtual std::uint64_t exclusive_prefix_sum(std::uint64_t value) = 0;
+  /// Rank `root`'s bytes on every rank (resized to fit).
+  virtual void broadcast(std::vector<unsigned char>& bytes, int root) = 0;
+  virtual void barrier() = 0;
+
+  /// Starts a neighbour exchange: every receive is posted before any send, so the caller
+  /// may compute while the messages fly and call finish_exchange() before reading the
+  /// receive buffers or reusing the send buffers. One exchange at a time.
+  virtual void start_exchange(std::span<const Message> sends, std::span<const Message> receives) = 0;
+  virtual void finish_exchange() = 0;
+
+  /// Ends every rank's process with `code` after printing `message` (one rank's error
+  /// must not leave the others waiting in a collective).
+  [[noreturn]] virtual void abort(int code, const std::string& message) = 0;
+
+  double sum(double value) {
+    sum(std::span<double>(&value, 1));
+    return value;
+  }
+  std::uint64_t sum(std::uint64_t value) {
+    sum(std::span<std::uint64_t>(&value, 1));
+    return value;
+  }
+  double max(double value) {
+    max(std::span<double>(&value, 1));
+    return value;
+  }
+};
+
+/// One rank, no MPI.
+std::unique_ptr<Communicator> serial();
+
+/// MPI_COMM_WORLD when an MPI launcher started this process and hemoflow was built with
+/// MPI; otherwise serial(). Initialises MPI (finalised when the object is destroyed).
+std::unique_ptr<Communicator> world(int& argc, char**& argv);
+
+/// Whether an MPI launcher started this process (Open MPI, MPICH/Hydra, Slurm's PMI/PMIx).
+bool launched_by_mpi();
+
+/// Whether this build can talk MPI.
+bool built_with_mpi();
+
+}  // namespace hemo::comm
