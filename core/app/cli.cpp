@@ -143,6 +143,14 @@ void parse_options(CommandLine& cl, const std::vector<std::string>& args, std::s
       if (cl.cap_prefix.empty()) throw UsageError("--cap-files takes a file name prefix, e.g. out/pipe_cap");
     }
     else if (a == "--keys" && cl.command == "info") cl.keys = true;
+    else if (a == "--ranks" && cl.command == "check") {
+      const std::string v = value(a);
+      char* end = nullptr;
+      const long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 1 || n > 1000000)
+        throw UsageError("--ranks takes a positive whole number, not '" + v + "'");
+      cl.ranks = int(n);
+    }
     else if (a == "--markdown" && cl.command == "info") cl.markdown = true;
     else if (a.rfind("-", 0) == 0) {
       const std::vector<std::string> known{"--set",      "--steps",      "--backend",   "--output",    "--progress",

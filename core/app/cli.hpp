@@ -17,6 +17,7 @@ struct CommandLine {
   bool quiet = false;
   bool keys = false;      // info --keys
   bool markdown = false;  // info --keys --markdown
+  int ranks = 0;          // check --ranks N: report the partition into N ranks
   // mesh
   std::string voxel_file;   // --voxels FILE: where `mesh CASE.toml` writes the voxel geometry
   bool find_iolets = false; // --find-iolets

@@ -20,6 +20,7 @@
 #include "core/geometry/stl.hpp"
 #include "core/geometry/surface.hpp"
 #include "core/geometry/voxel_file.hpp"
+#include "core/partition/brick_partition.hpp"
 #include "core/geometry/voxelize.hpp"
 #include "core/sim/case_schema.hpp"
 #include "core/sim/simulation.hpp"
@@ -137,6 +138,16 @@ int command_check(const CommandLine& cl) {
                 cl.run.case_path.c_str(), static_cast<unsigned long long>(summary.fluid_nodes),
                 static_cast<long long>(summary.steps_requested), summary.tau, summary.mach, summary.reynolds,
                 fmt_bytes(bytes_per_node * double(summary.fluid_nodes)).c_str());
+    if (cl.ranks > 0) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const mesh::SparseMesh& m = sim.mesh();
+      const int edge = int(sim.config().integer("partition.brick"));
+      const partition::BrickGrid bricks = partition::make_bricks(m.dims, m.i, m.j, m.k, edge);
+      const partition::Partition p = partition::partition_bricks(bricks, cl.ranks, m.periodic);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("partition: %d ranks, bricks of %d^3 voxels (%lld in the box), %s s\n%s", cl.ranks, edge,
+                  static_cast<long long>(bricks.count()), fmt_g(seconds, 3).c_str(), p.describe().c_str());
+    }
   });
 }
 

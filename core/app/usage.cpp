@@ -77,6 +77,10 @@ the largest the case imposes (a velocity iolet's peak, a moving wall, the initia
 the forcing's Poiseuille velocity); the reference length is the diameter of the velocity
 iolet that sets it, else the geometry's. flow.reference_velocity and
 flow.reference_length override them.
+
+  --ranks N   also partition the mesh for N MPI ranks as a run would (bricks of
+              partition.brick voxels, SCOTCH) and print each rank's bricks and fluid
+              nodes, the imbalance (largest / mean) and the time the partitioning took
 )";
 
 const char* const mesh_usage = R"(usage: hemoflow mesh CASE.toml [--voxels FILE] [--set SECTION.KEY=VALUE]...

@@ -26,6 +26,17 @@ BrickGrid make_bricks(const geometry::VoxelGrid& voxels, int edge) {
   return b;
 }
 
+BrickGrid make_bricks(std::array<int, 3> dims, std::span<const std::int32_t> i, std::span<const std::int32_t> j,
+                      std::span<const std::int32_t> k, int edge) {
+  if (edge < 1) throw InputError(str("partition: the brick edge must be at least 1 voxel (got ", edge, ")"));
+  BrickGrid b;
+  b.edge = edge;
+  for (int a = 0; a < 3; ++a) b.dims[a] = (dims[a] + edge - 1) / edge;
+  b.fluid.assign(std::size_t(b.count()), 0);
+  for (std::size_t n = 0; n < i.size(); ++n) ++b.fluid[std::size_t(b.brick_of_voxel(i[n], j[n], k[n]))];
+  return b;
+}
+
 double Partition::imbalance() const {
   std::uint64_t total = 0, largest = 0;
   for (std::uint64_t f : part_fluid) total += f, largest = std::max(largest, f);

@@ -7,6 +7,7 @@
 // bricks of 8^3. A rank then owns whole bricks, so its nodes are found from its bricks.
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct BrickGrid {
 
 /// Counts the fluid voxels of every brick of `edge` voxels.
 BrickGrid make_bricks(const geometry::VoxelGrid& voxels, int edge);
+/// The same from the voxel coordinates (i, j, k) of the fluid nodes of a box of `dims`.
+BrickGrid make_bricks(std::array<int, 3> dims, std::span<const std::int32_t> i, std::span<const std::int32_t> j,
+                      std::span<const std::int32_t> k, int edge);
 
 struct Partition {
   int parts = 1;

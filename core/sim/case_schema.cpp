@@ -27,6 +27,12 @@ void declare_core_schema(config::Schema& schema) {
       .at_least(-1)
       .default_value(std::int64_t{-1});
 
+  schema.section("partition", "core", "How the vessel is split between MPI ranks (hemoflow check --ranks N reports it)")
+      .integer("brick", "voxels", "Edge of the bricks that SCOTCH assigns to ranks, each weighted by its fluid voxels: "
+                                  "smaller bricks balance better, larger ones partition faster")
+      .at_least(1)
+      .default_value(std::int64_t{8});
+
   declare_units_schema(schema);
   geometry::declare_schema(schema);
 

@@ -65,3 +65,15 @@ TEST_CASE("more parts than bricks with fluid is refused with a message") {
                        doctest::Contains("33 parts (ranks) but only 32 bricks"), InputError);
   CHECK_THROWS_AS(partition::partition_bricks(b, 0), InputError);
 }
+
+TEST_CASE("bricks from the fluid nodes' voxel coordinates equal bricks from the voxels") {
+  const geometry::VoxelGrid g = pipe();
+  std::vector<std::int32_t> i, j, k;
+  for (int z = 0; z < g.dims[2]; ++z)
+    for (int y = 0; y < g.dims[1]; ++y)
+      for (int x = 0; x < g.dims[0]; ++x)
+        if (g.is_fluid(x, y, z)) i.push_back(x), j.push_back(y), k.push_back(z);
+  const partition::BrickGrid a = partition::make_bricks(g, 6), b = partition::make_bricks(g.dims, i, j, k, 6);
+  CHECK(a.dims == b.dims);
+  CHECK(a.fluid == b.fluid);
+}
