@@ -20,8 +20,8 @@
 #include "core/geometry/stl.hpp"
 #include "core/geometry/surface.hpp"
 #include "core/geometry/voxel_file.hpp"
-#include "core/partition/brick_partition.hpp"
 #include "core/geometry/voxelize.hpp"
+#include "core/partition/brick_partition.hpp"
 #include "core/sim/case_schema.hpp"
 #include "core/sim/simulation.hpp"
 

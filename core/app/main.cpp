@@ -8,7 +8,6 @@
 #include "core/comm/communicator.hpp"
 #include "core/common/error.hpp"
 #include "core/common/log.hpp"
-#include "core/common/text.hpp"
 #include "core/common/version.hpp"
 
 int main(int argc, char** argv) {

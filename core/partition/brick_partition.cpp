@@ -13,19 +13,6 @@
 
 namespace hemo::partition {
 
-BrickGrid make_bricks(const geometry::VoxelGrid& voxels, int edge) {
-  if (edge < 1) throw InputError(str("partition: the brick edge must be at least 1 voxel (got ", edge, ")"));
-  BrickGrid b;
-  b.edge = edge;
-  for (int a = 0; a < 3; ++a) b.dims[a] = (voxels.dims[a] + edge - 1) / edge;
-  b.fluid.assign(std::size_t(b.count()), 0);
-  for (int k = 0; k < voxels.dims[2]; ++k)
-    for (int j = 0; j < voxels.dims[1]; ++j)
-      for (int i = 0; i < voxels.dims[0]; ++i)
-        if (voxels.fluid[std::size_t(voxels.index(i, j, k))]) ++b.fluid[std::size_t(b.brick_of_voxel(i, j, k))];
-  return b;
-}
-
 BrickGrid make_bricks(std::array<int, 3> dims, std::span<const std::int32_t> i, std::span<const std::int32_t> j,
                       std::span<const std::int32_t> k, int edge) {
   if (edge < 1) throw InputError(str("partition: the brick edge must be at least 1 voxel (got ", edge, ")"));
@@ -50,7 +37,7 @@ std::string Partition::describe() const {
   std::string s = str(parts, " parts, imbalance (largest / mean) ", fmt_g(imbalance(), 4), "\n");
   for (int p = 0; p < parts; ++p)
     s += str("  part ", p, ": ", part_bricks[std::size_t(p)], " bricks, ", part_fluid[std::size_t(p)],
-             " fluid voxels (", fmt_g(double(part_fluid[std::size_t(p)]) / mean, 4), " of the mean)\n");
+             " fluid nodes (", fmt_g(double(part_fluid[std::size_t(p)]) / mean, 4), " of the mean)\n");
   return s;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Who owns which part of the vessel (issue 11, step 2 of docs/architecture.md "Many
 // ranks"): the voxel box is cut into bricks of edge^3 voxels, each brick weighted by its
-// fluid voxels, and SCOTCH partitions the graph of bricks with fluid (neighbours: the 18
+// fluid nodes, and SCOTCH partitions the graph of bricks with fluid (neighbours: the 18
 // bricks a D3Q19 link can reach, faces and edges) into one part per rank. A graph of
 // bricks instead of nodes keeps the partitioning cheap: 10^8 fluid nodes are about 2*10^5
 // bricks of 8^3. A rank then owns whole bricks, so its nodes are found from its bricks.
@@ -11,15 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "core/geometry/voxel_grid.hpp"
-
 namespace hemo::partition {
 
-/// The bricks of a voxel box and the fluid voxels in each.
+/// The bricks of a voxel box and the fluid nodes in each.
 struct BrickGrid {
   int edge = 8;                       // voxels per brick edge
   std::array<int, 3> dims{0, 0, 0};   // bricks along x, y, z (the last ones may be cut short)
-  std::vector<std::uint32_t> fluid;   // fluid voxels per brick; index i + nx (j + ny k)
+  std::vector<std::uint32_t> fluid;   // fluid nodes per brick; index i + nx (j + ny k)
 
   std::int64_t count() const { return std::int64_t(dims[0]) * dims[1] * dims[2]; }
   std::int64_t index(int i, int j, int k) const { return i + std::int64_t(dims[0]) * (j + std::int64_t(dims[1]) * k); }
@@ -27,21 +25,20 @@ struct BrickGrid {
   std::int64_t brick_of_voxel(int i, int j, int k) const { return index(i / edge, j / edge, k / edge); }
 };
 
-/// Counts the fluid voxels of every brick of `edge` voxels.
-BrickGrid make_bricks(const geometry::VoxelGrid& voxels, int edge);
-/// The same from the voxel coordinates (i, j, k) of the fluid nodes of a box of `dims`.
+/// Counts the fluid nodes of every brick of `edge` voxels in a box of `dims` voxels, from
+/// the nodes' voxel coordinates (i, j, k).
 BrickGrid make_bricks(std::array<int, 3> dims, std::span<const std::int32_t> i, std::span<const std::int32_t> j,
                       std::span<const std::int32_t> k, int edge);
 
 struct Partition {
   int parts = 1;
   std::vector<std::int32_t> owner;          // per brick: its part, or -1 for a brick without fluid
-  std::vector<std::uint64_t> part_fluid;    // fluid voxels per part
+  std::vector<std::uint64_t> part_fluid;    // fluid nodes per part
   std::vector<std::uint32_t> part_bricks;   // bricks per part
 
   /// Largest part over the mean part (1 = perfect balance).
   double imbalance() const;
-  /// One line per part: bricks, fluid voxels, share of the mean.
+  /// One line per part: bricks, fluid nodes, share of the mean.
   std::string describe() const;
 };
 

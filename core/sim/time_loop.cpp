@@ -36,10 +36,9 @@ std::uint64_t Simulation::population_checksum() const {
   // bitwise-equal populations, whatever the thread count, node ordering or backend.
   const FieldBase& f = fields_->lookup("f");
   if (mesh_.num_nodes == 0) return 0;
+  // Each node's voxel index, from the mesh's voxel -> node table.
   std::vector<std::uint64_t> voxel(mesh_.num_nodes);
-  const auto nx = std::uint64_t(mesh_.dims[0]), ny = std::uint64_t(mesh_.dims[1]);
-  for (std::uint32_t n = 0; n < mesh_.num_nodes; ++n)
-    voxel[n] = std::uint64_t(mesh_.i[n]) + nx * (std::uint64_t(mesh_.j[n]) + ny * std::uint64_t(mesh_.k[n]));
+  for (std::uint32_t s = 0; s < mesh_.num_nodes; ++s) voxel[mesh_.sorted_node[s]] = mesh_.sorted_voxel[s];
   std::uint64_t h = 0;
   for (int c = 0; c < f.components(); ++c) {
     const std::vector<unsigned char> bytes = f.component_bytes(c);
