@@ -43,17 +43,29 @@ std::string Partition::describe() const {
 
 namespace {
 
-/// Owns SCOTCH's graph and strategy for the length of one partitioning.
+/// Owns SCOTCH's graph, strategy and context for the length of one partitioning. The
+/// context makes SCOTCH deterministic with a fixed seed: SCOTCH 7's threaded algorithms
+/// otherwise gave two different partitions of the same graph in one process when the
+/// machine was busy (a CI run, 2026-11-23), and every rank must compute the same parts.
 struct Scotch {
-  SCOTCH_Graph graph;
+  SCOTCH_Context context;
+  SCOTCH_Graph graph, bound;  // bound: `graph` seen through the context
   SCOTCH_Strat strategy;
   Scotch() {
-    if (SCOTCH_graphInit(&graph) != 0 || SCOTCH_stratInit(&strategy) != 0)
+    if (SCOTCH_contextInit(&context) != 0 || SCOTCH_graphInit(&graph) != 0 || SCOTCH_graphInit(&bound) != 0 ||
+        SCOTCH_stratInit(&strategy) != 0)
       throw std::runtime_error("partition: SCOTCH could not initialise a graph");
+    if (SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0 ||
+        SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1) != 0 ||
+        SCOTCH_contextRandomClone(&context) != 0)
+      throw std::runtime_error("partition: SCOTCH could not be made deterministic");
+    SCOTCH_contextRandomReset(&context);
   }
   ~Scotch() {
     SCOTCH_stratExit(&strategy);
+    SCOTCH_graphExit(&bound);
     SCOTCH_graphExit(&graph);
+    SCOTCH_contextExit(&context);
   }
   Scotch(const Scotch&) = delete;
   Scotch& operator=(const Scotch&) = delete;
@@ -133,9 +145,10 @@ Partition partition_bricks(const BrickGrid& bricks, int parts, std::array<bool, 
   // 5% load imbalance allowed: each rank's work is its fluid nodes.
   if (SCOTCH_stratGraphMapBuild(&s.strategy, SCOTCH_STRATBALANCE, SCOTCH_Num(parts), 0.05) != 0)
     throw std::runtime_error("partition: SCOTCH could not build a partitioning strategy");
-  SCOTCH_randomReset();  // the same input gives the same parts in every process
+  if (SCOTCH_contextBindGraph(&s.context, &s.graph, &s.bound) != 0)
+    throw std::runtime_error("partition: SCOTCH could not bind the brick graph to its context");
   std::vector<SCOTCH_Num> part(std::size_t(n), 0);
-  if (SCOTCH_graphPart(&s.graph, SCOTCH_Num(parts), &s.strategy, part.data()) != 0)
+  if (SCOTCH_graphPart(&s.bound, SCOTCH_Num(parts), &s.strategy, part.data()) != 0)
     throw std::runtime_error(str("partition: SCOTCH could not partition ", n, " bricks into ", parts, " parts"));
 
   for (std::int64_t v = 0; v < n; ++v) {

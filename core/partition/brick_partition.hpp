@@ -43,7 +43,7 @@ struct Partition {
 };
 
 /// Partitions the bricks with fluid into `parts` parts of about equal fluid with SCOTCH
-/// (deterministic: the same input gives the same parts). Periodic axes join the bricks at
+/// (deterministic, fixed seed: the same input gives the same parts, in any process). Periodic axes join the bricks at
 /// opposite faces. Throws InputError when there are fewer bricks with fluid than parts.
 Partition partition_bricks(const BrickGrid& bricks, int parts, std::array<bool, 3> periodic = {false, false, false});
 
