@@ -114,9 +114,10 @@ int command_run(const CommandLine& cl) {
     output_dir = summary.output_dir;
     sim.run();
   });
+  const int rank = cl.run.comm ? cl.run.comm->rank() : 0, ranks = cl.run.comm ? cl.run.comm->size() : 1;
   // summary.json is written whenever the run got far enough to know its output folder,
-  // failures included, so scripts always find a status.
-  if (!output_dir.empty()) {
+  // failures included, so scripts always find a status. Rank 0 writes it.
+  if (!output_dir.empty() && rank == 0) {
     try {
       write_summary(summary, output_dir);
     } catch (const std::exception& e) {
@@ -124,6 +125,8 @@ int command_run(const CommandLine& cl) {
       return code == 0 ? int(ExitCode::failure) : code;
     }
   }
+  // A rank that failed ends every rank (the others may wait for it in an exchange).
+  if (code != 0 && ranks > 1) cl.run.comm->abort(code, "ending every rank after the error above");
   return code;
 }
 
@@ -133,6 +136,7 @@ int command_check(const CommandLine& cl) {
     if (!std::filesystem::exists(cl.run.case_path))
       throw InputError(str("cannot open case file '", cl.run.case_path, "': no such file"));
     Simulation sim(cl.run, summary, Simulation::Stop::after_mesh);
+    if (cl.run.comm && cl.run.comm->rank() != 0) return;  // rank 0 reports
     const double bytes_per_node = (summary.precision == "fp32" ? 4.0 : 8.0) * (2 * 19 + 4) + 4.0 * 18;
     std::printf("%s: ok (%llu fluid nodes, %lld steps, tau %.4g, Mach %.3g, Reynolds %.4g; about %s of fields)\n",
                 cl.run.case_path.c_str(), static_cast<unsigned long long>(summary.fluid_nodes),

@@ -15,15 +15,18 @@ int main(int argc, char** argv) {
   try {
     // MPI only when a launcher started the process; a plain run never touches it.
     const std::unique_ptr<comm::Communicator> world = comm::world(argc, argv);
-    if (world->size() > 1) {
-      // Until the partition step lands (docs/architecture.md, "Many ranks"), N ranks would
-      // be N copies of one run writing into one folder.
-      std::fprintf(stderr, "error: hemoflow runs on one rank for now, and was started on %d MPI ranks (%s); "
-                           "run it without mpirun\n", world->size(), world->describe().c_str());
+    app::CommandLine cl = app::parse_command_line(argc, argv);
+    cl.run.comm = world.get();
+    // Rank 0 speaks for the run (its warnings hold for all ranks); the others report errors.
+    if (cl.quiet) log::set_level(log::Level::warn);
+    if (world->rank() != 0) log::set_level(log::Level::error);
+    if (world->size() > 1 && cl.command != "run" && cl.command != "check") {
+      if (world->rank() == 0)
+        std::fprintf(stderr, "error: only 'hemoflow run' and 'hemoflow check' run on many ranks (%s); run '%s' "
+                             "without mpirun\n", world->describe().c_str(), cl.command.c_str());
       return int(ExitCode::bad_input);
     }
-    const app::CommandLine cl = app::parse_command_line(argc, argv);
-    if (cl.quiet) log::set_level(log::Level::warn);
+    if (world->size() > 1) log::info("ranks: " + world->describe());
     if (cl.command == "help" || cl.help) {
       std::fputs(app::usage_text(cl.help ? cl.command : "").c_str(), stdout);
       return 0;

@@ -44,6 +44,9 @@ class Communicator {
   /// Rank `root`'s bytes on every rank (resized to fit).
   virtual void broadcast(std::vector<unsigned char>& bytes, int root) = 0;
   virtual void barrier() = 0;
+  /// Every rank's bytes concatenated in rank order on `root` (cleared elsewhere): how
+  /// output from many ranks reaches the one rank that writes the file.
+  virtual void gather(std::span<const unsigned char> mine, std::vector<unsigned char>& all, int root) = 0;
 
   /// Starts a neighbour exchange: every receive is posted before any send, so the caller
   /// may compute while the messages fly and call finish_exchange() before reading the

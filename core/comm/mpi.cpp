@@ -100,6 +100,20 @@ class Mpi final : public Communicator {
     }
   }
   void barrier() override { check(MPI_Barrier(comm_), "MPI_Barrier"); }
+  void gather(std::span<const unsigned char> mine, std::vector<unsigned char>& all, int root) override {
+    const int n = count_of(mine.size(), "gather");
+    std::vector<int> counts(rank_ == root ? std::size_t(size_) : 0), offsets(counts.size());
+    check(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm_), "MPI_Gather (sizes)");
+    std::size_t total = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      offsets[r] = count_of(total, "gathered output (2 GiB per call at most)");
+      total += std::size_t(counts[r]);
+    }
+    count_of(total, "gathered output (2 GiB per call at most)");
+    all.assign(total, 0);
+    check(MPI_Gatherv(mine.data(), n, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, root, comm_),
+          "MPI_Gatherv");
+  }
 
   void start_exchange(std::span<const Message> sends, std::span<const Message> receives) override {
     if (!requests_.empty()) throw std::logic_error("comm: start_exchange while another exchange is in flight");

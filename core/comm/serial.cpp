@@ -21,6 +21,10 @@ class Serial final : public Communicator {
   std::uint64_t exclusive_prefix_sum(std::uint64_t) override { return 0; }
   void broadcast(std::vector<unsigned char>&, int root) override { check_peer(root); }
   void barrier() override {}
+  void gather(std::span<const unsigned char> mine, std::vector<unsigned char>& all, int root) override {
+    check_peer(root);
+    all.assign(mine.begin(), mine.end());
+  }
 
   void start_exchange(std::span<const Message> sends, std::span<const Message> receives) override {
     if (pending_) throw std::logic_error("comm: start_exchange while another exchange is in flight");

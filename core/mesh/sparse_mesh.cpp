@@ -1,6 +1,7 @@
 #include "core/mesh/sparse_mesh.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -56,59 +57,113 @@ std::uint64_t morton_key(std::uint32_t i, std::uint32_t j, std::uint32_t k) {
   return spread_bits(i) | (spread_bits(j) << 1) | (spread_bits(k) << 2);
 }
 
-SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request, Ordering ordering) {
+SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request, Ordering ordering,
+                      const MeshPart* part) {
   SparseMesh m;
   m.dims = vox.dims;
   m.origin = vox.origin;
   m.dx = vox.dx;
   m.periodic = request.periodic;
   m.ordering = ordering;
+  m.rank = part ? part->rank : 0;
 
-  // 1. Fluid voxels in lexicographic order (i fastest), then the requested order.
-  std::vector<std::uint64_t> voxel_of_node;
-  voxel_of_node.reserve(static_cast<std::size_t>(vox.fluid_count()));
-  for (std::int64_t v = 0; v < vox.voxel_count(); ++v)
-    if (vox.fluid[static_cast<std::size_t>(v)]) voxel_of_node.push_back(static_cast<std::uint64_t>(v));
-  if (voxel_of_node.size() > max_nodes)
-    throw InputError(str("the geometry has ", voxel_of_node.size(), " fluid nodes; one rank holds at most ", max_nodes));
   const auto nx = static_cast<std::uint64_t>(vox.dims[0]), ny = static_cast<std::uint64_t>(vox.dims[1]);
   auto coords = [&](std::uint64_t v) {
     return std::array<int, 3>{int(v % nx), int((v / nx) % ny), int(v / (nx * ny))};
   };
+  // The voxel a node at x pulls population q from, x - c_q (wrapped along periodic axes).
+  auto upstream = [&](const std::array<int, 3>& x, int q) {
+    std::array<int, 3> y{x[0] - d3q19::cx(q), x[1] - d3q19::cy(q), x[2] - d3q19::cz(q)};
+    for (int d = 0; d < 3; ++d)
+      if (m.periodic[d]) y[d] = (y[d] + vox.dims[d]) % vox.dims[d];
+    return y;
+  };
+
+  // 1. This rank's fluid voxels in lexicographic order (i fastest).
+  std::vector<std::uint64_t> owned;
+  owned.reserve(part ? 0 : static_cast<std::size_t>(vox.fluid_count()));
+  for (std::int64_t v = 0; v < vox.voxel_count(); ++v)
+    if (vox.fluid[static_cast<std::size_t>(v)]) {
+      if (part) {
+        const auto c = coords(std::uint64_t(v));
+        if (part->owner(c[0], c[1], c[2]) != part->rank) continue;
+      }
+      owned.push_back(static_cast<std::uint64_t>(v));
+    }
+
+  // 2. Halo: the voxels of other ranks that owned nodes pull from. D3Q19's directions come
+  //    in opposite pairs, so an owned node pulling from rank r's voxel is also pulled from
+  //    by it: the same pass finds what to send and what will arrive.
+  std::vector<std::uint8_t> edge(owned.size(), 0);
+  std::vector<std::pair<int, std::uint64_t>> halo_voxels, send_voxels;  // (rank, voxel)
+  if (part) {
+    for (std::size_t n = 0; n < owned.size(); ++n) {
+      const auto x = coords(owned[n]);
+      for (int q = 1; q < d3q19::Q; ++q) {
+        const auto y = upstream(x, q);
+        if (!vox.inside_box(y[0], y[1], y[2]) || !vox.is_fluid(y[0], y[1], y[2])) continue;
+        const int r = part->owner(y[0], y[1], y[2]);
+        if (r == part->rank) continue;
+        edge[n] = 1;
+        halo_voxels.emplace_back(r, static_cast<std::uint64_t>(vox.index(y[0], y[1], y[2])));
+        send_voxels.emplace_back(r, owned[n]);
+      }
+    }
+    for (auto* list : {&halo_voxels, &send_voxels}) {
+      std::sort(list->begin(), list->end());
+      list->erase(std::unique(list->begin(), list->end()), list->end());
+    }
+  }
+
+  // 3. Node order: interior, then edge, each in the requested order; then the halo.
+  std::vector<std::uint64_t> interior, edges;
+  for (std::size_t n = 0; n < owned.size(); ++n) (edge[n] ? edges : interior).push_back(owned[n]);
+  owned.clear();
+  owned.shrink_to_fit();
   if (ordering == Ordering::morton) {
     // Morton (Z-order) numbering keeps nodes that are close in space close in memory, so
     // the 18 pulls of a warp touch fewer cache lines (Morton paper, seeds/002, sec. 2).
-    std::vector<std::uint64_t> key(voxel_of_node.size());
-    for (std::size_t n = 0; n < key.size(); ++n) {
-      const auto c = coords(voxel_of_node[n]);
-      key[n] = morton_key(std::uint32_t(c[0]), std::uint32_t(c[1]), std::uint32_t(c[2]));
-    }
-    std::vector<std::uint32_t> perm(key.size());
-    std::iota(perm.begin(), perm.end(), 0u);
-    std::sort(perm.begin(), perm.end(), [&](std::uint32_t a, std::uint32_t b) { return key[a] < key[b]; });
-    std::vector<std::uint64_t> reordered(perm.size());
-    for (std::size_t n = 0; n < perm.size(); ++n) reordered[n] = voxel_of_node[perm[n]];
-    voxel_of_node.swap(reordered);
+    auto by_morton = [&](std::vector<std::uint64_t>& voxels) {
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> keyed(voxels.size());
+      for (std::size_t n = 0; n < voxels.size(); ++n) {
+        const auto c = coords(voxels[n]);
+        keyed[n] = {morton_key(std::uint32_t(c[0]), std::uint32_t(c[1]), std::uint32_t(c[2])), voxels[n]};
+      }
+      std::sort(keyed.begin(), keyed.end());
+      for (std::size_t n = 0; n < voxels.size(); ++n) voxels[n] = keyed[n].second;
+    };
+    by_morton(interior);
+    by_morton(edges);
   }
+  const std::size_t local = interior.size() + edges.size() + halo_voxels.size();
+  if (local > max_nodes)
+    throw InputError(str("this rank's part of the geometry has ", local, " fluid nodes with its halo; one rank holds at most ",
+                         max_nodes, ": run on more ranks or coarsen dx"));
+  std::vector<std::uint64_t> voxel_of_node;
+  voxel_of_node.reserve(local);
+  voxel_of_node.insert(voxel_of_node.end(), interior.begin(), interior.end());
+  voxel_of_node.insert(voxel_of_node.end(), edges.begin(), edges.end());
+  for (const auto& h : halo_voxels) voxel_of_node.push_back(h.second);
 
-  m.num_nodes = static_cast<std::uint32_t>(voxel_of_node.size());
-  m.stride = padded_stride(m.num_nodes);
-  m.i.resize(m.num_nodes);
-  m.j.resize(m.num_nodes);
-  m.k.resize(m.num_nodes);
-  for (std::uint32_t n = 0; n < m.num_nodes; ++n) {
+  m.num_interior = static_cast<std::uint32_t>(interior.size());
+  m.num_nodes = static_cast<std::uint32_t>(interior.size() + edges.size());
+  m.num_halo = static_cast<std::uint32_t>(halo_voxels.size());
+  m.stride = padded_stride(m.num_nodes + m.num_halo);
+  m.i.resize(local);
+  m.j.resize(local);
+  m.k.resize(local);
+  for (std::size_t n = 0; n < local; ++n) {
     const auto c = coords(voxel_of_node[n]);
     m.i[n] = c[0];
     m.j[n] = c[1];
     m.k[n] = c[2];
   }
 
-  // 2. Voxel -> node: sorted voxel indices with their nodes (kept for lookups).
+  // 4. Voxel -> owned node: sorted voxel indices with their nodes (kept for lookups).
   {
     std::vector<std::uint32_t> perm(m.num_nodes);
     std::iota(perm.begin(), perm.end(), 0u);
-    if (ordering != Ordering::lexicographic)
-      std::sort(perm.begin(), perm.end(), [&](std::uint32_t a, std::uint32_t b) { return voxel_of_node[a] < voxel_of_node[b]; });
+    std::sort(perm.begin(), perm.end(), [&](std::uint32_t a, std::uint32_t b) { return voxel_of_node[a] < voxel_of_node[b]; });
     m.sorted_voxel.resize(m.num_nodes);
     m.sorted_node = perm;
     for (std::uint32_t s = 0; s < m.num_nodes; ++s) m.sorted_voxel[s] = voxel_of_node[perm[s]];
@@ -117,7 +172,7 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
   // 3. Neighbour table. A dense voxel -> node map makes the 18 lookups per node O(1);
   //    it lives only while the table is built.
   std::vector<std::uint32_t> node_of_voxel(static_cast<std::size_t>(vox.voxel_count()), wall_link);
-  for (std::uint32_t n = 0; n < m.num_nodes; ++n) node_of_voxel[voxel_of_node[n]] = n;
+  for (std::size_t n = 0; n < local; ++n) node_of_voxel[voxel_of_node[n]] = static_cast<std::uint32_t>(n);
 
   constexpr std::uint16_t no_class = 0xFFFF;
   const std::size_t rows = d3q19::Q - 1;
@@ -129,9 +184,7 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
 #pragma omp parallel for schedule(static)
   for (long long n = 0; n < nodes; ++n) {
     for (int q = 1; q < d3q19::Q; ++q) {
-      std::array<int, 3> y{m.i[n] - d3q19::cx(q), m.j[n] - d3q19::cy(q), m.k[n] - d3q19::cz(q)};
-      for (int d = 0; d < 3; ++d)
-        if (m.periodic[d]) y[d] = (y[d] + vox.dims[d]) % vox.dims[d];
+      const std::array<int, 3> y = upstream({m.i[n], m.j[n], m.k[n]}, q);
       const std::size_t slot = std::size_t(q - 1) * m.stride + std::size_t(n);
       if (vox.inside_box(y[0], y[1], y[2])) {
         const std::uint32_t src = node_of_voxel[static_cast<std::size_t>(vox.index(y[0], y[1], y[2]))];
@@ -174,6 +227,21 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
       m.links.source.push_back(fluid_source[slot]);
     }
   if (m.links.size() >= coded_link) throw InputError("too many boundary links for 32-bit link codes");
+
+  // 5. The halo plan: per neighbour rank, what goes out and where what comes in lands.
+  for (std::size_t s = 0, h = 0; s < send_voxels.size() || h < halo_voxels.size();) {
+    const int r = std::min(s < send_voxels.size() ? send_voxels[s].first : INT_MAX,
+                           h < halo_voxels.size() ? halo_voxels[h].first : INT_MAX);
+    HaloNeighbour nb;
+    nb.rank = r;
+    for (; s < send_voxels.size() && send_voxels[s].first == r; ++s) nb.send.push_back(node_of_voxel[send_voxels[s].second]);
+    nb.receive_begin = static_cast<std::uint32_t>(m.num_nodes + h);
+    for (; h < halo_voxels.size() && halo_voxels[h].first == r; ++h) ++nb.receive_count;
+    if (nb.send.empty() || nb.receive_count == 0)
+      throw std::logic_error(str("mesh: the halo with rank ", r, " is one-sided (", nb.send.size(), " nodes to send, ",
+                                 nb.receive_count, " to receive)"));
+    m.halo.push_back(std::move(nb));
+  }
   return m;
 }
 
@@ -201,13 +269,19 @@ std::optional<std::uint32_t> SparseMesh::nearest(const std::array<double, 3>& p,
         if (!n) continue;
         const auto x = position(*n);
         const double d2 = (x[0] - p[0]) * (x[0] - p[0]) + (x[1] - p[1]) * (x[1] - p[1]) + (x[2] - p[2]) * (x[2] - p[2]);
-        // Ties go to the lower node index so the choice does not depend on search order.
-        if (d2 < best_d2 - 1e-24 || (std::fabs(d2 - best_d2) <= 1e-24 && best && *n < *best)) {
+        // Ties go to the lower voxel index: the same node for any order and rank count.
+        if (d2 < best_d2 - 1e-24 || (std::fabs(d2 - best_d2) <= 1e-24 && best && voxel_index(*n) < voxel_index(*best))) {
           best_d2 = d2;
           best = n;
         }
       }
   return best;
+}
+
+std::uint64_t SparseMesh::halo_send_nodes() const {
+  std::uint64_t n = 0;
+  for (const HaloNeighbour& h : halo) n += h.send.size();
+  return n;
 }
 
 std::size_t SparseMesh::bytes() const {
@@ -221,6 +295,9 @@ std::string SparseMesh::describe() const {
                       fmt_f(fluid_fraction(), 3), "), ", to_string(ordering), " order; ", wall_links, " wall links");
   for (std::size_t c = 0; c < links.class_names.size(); ++c)
     s += str(", ", links.count(int(c)), " ", links.class_names[c], " links");
+  if (!halo.empty())
+    s += str("; rank ", rank, ": ", num_nodes - num_interior, " edge nodes, ", num_halo, " halo nodes from ", halo.size(),
+             " neighbour ranks");
   s += str("; neighbour table ", fmt_bytes(double(neighbours.size() * sizeof(std::uint32_t))), ", host mesh arrays ",
            fmt_bytes(double(bytes())));
   return s;

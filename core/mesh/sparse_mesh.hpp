@@ -31,6 +31,25 @@ struct LinkClass {
   std::function<bool(const std::array<int, 3>& from, const std::array<int, 3>& to)> claims_fluid;
 };
 
+/// Which rank owns each fluid voxel, for the mesh of one rank's part of the domain
+/// (core/partition decides; the mesh only asks). Without a part, one rank owns all.
+struct MeshPart {
+  int rank = 0;
+  std::function<int(int i, int j, int k)> owner;  // the rank owning fluid voxel (i, j, k)
+};
+
+/// What this rank exchanges with one neighbour rank each step (HemeLB's halo order,
+/// seeds/001 sec. 3): the post-collision populations of `send` (owned nodes that the
+/// neighbour pulls from) go out; those of the neighbour's nodes that this rank pulls from
+/// arrive in the halo nodes receive_begin .. receive_begin + receive_count. Both lists are
+/// in ascending global voxel index, so a send and the receive it feeds match entry by
+/// entry without exchanging any index.
+struct HaloNeighbour {
+  int rank = 0;
+  std::vector<std::uint32_t> send;
+  std::uint32_t receive_begin = 0, receive_count = 0;
+};
+
 /// What plugins ask of the mesh before it is built.
 struct MeshRequest {
   std::array<bool, 3> periodic{false, false, false};
@@ -64,19 +83,37 @@ class SparseMesh {
   std::array<bool, 3> periodic{false, false, false};
   Ordering ordering = Ordering::lexicographic;
 
+  // Nodes of this rank, in three ranges (docs/architecture.md, "Many ranks"):
+  //   [0, num_interior)              interior: owned, no neighbour on another rank;
+  //   [num_interior, num_nodes)      edge: owned, pulled from by another rank;
+  //   [num_nodes, num_nodes + num_halo)  halo: other ranks' nodes this rank pulls from,
+  //                                  grouped by owner rank, then by voxel index.
+  // Kernels update [0, num_nodes); halo nodes only receive. On one rank there are no
+  // edge or halo nodes, and num_nodes is every fluid node.
   std::uint32_t num_nodes = 0;
-  std::uint32_t stride = 0;  // padded_stride(num_nodes): row length of every node array
+  std::uint32_t num_interior = 0;
+  std::uint32_t num_halo = 0;
+  std::uint32_t stride = 0;  // padded_stride(num_nodes + num_halo): row length of every node array
+  int rank = 0;
+  std::vector<HaloNeighbour> halo;          // by ascending neighbour rank
 
-  std::vector<std::int32_t> i, j, k;        // voxel coordinates of each node
-  std::vector<std::uint32_t> neighbours;    // 18 rows of `stride` entries
+  std::vector<std::int32_t> i, j, k;        // global voxel coordinates of each node, halo included
+  std::vector<std::uint32_t> neighbours;    // 18 rows of `stride` entries (halo rows unused)
   BoundaryLinks links;
   std::uint64_t wall_links = 0;             // links encoded as plain wall_link
 
   std::array<double, 3> position(std::uint32_t node) const;  // m, voxel centre
-  /// Node at voxel (i, j, k), if that voxel is fluid.
+  /// Global lexicographic voxel index of a node (halo included).
+  std::uint64_t voxel_index(std::uint32_t node) const {
+    return std::uint64_t(i[node]) + std::uint64_t(dims[0]) * (std::uint64_t(j[node]) + std::uint64_t(dims[1]) * std::uint64_t(k[node]));
+  }
+  /// Halo values exchanged per step, in nodes: sent and received.
+  std::uint64_t halo_send_nodes() const;
+  /// Owned node at voxel (i, j, k), if that voxel is fluid and this rank owns it.
   std::optional<std::uint32_t> find(int vi, int vj, int vk) const;
-  /// The fluid node nearest to a point (m), searching the voxels within `radius_voxels`;
-  /// empty if there is none that close.
+  /// The owned fluid node nearest to a point (m), searching the voxels within
+  /// `radius_voxels`; empty if there is none that close. Ties go to the lower voxel index,
+  /// so the choice is the same for any node order and rank count.
   std::optional<std::uint32_t> nearest(const std::array<double, 3>& point, int radius_voxels = 2) const;
 
   /// Bytes of the arrays kept for the run (coordinates, neighbour table, link tables).
@@ -85,14 +122,17 @@ class SparseMesh {
   double fluid_fraction() const { return voxel_count() ? double(num_nodes) / double(voxel_count()) : 0.0; }
   std::string describe() const;
 
-  // Lookup table voxel -> node, sorted by voxel index (MUPHY's COO2CELL idea): binary
-  // search instead of a dense box-sized map.
+  // Lookup table voxel -> owned node, sorted by voxel index (MUPHY's COO2CELL idea):
+  // binary search instead of a dense box-sized map.
   std::vector<std::uint64_t> sorted_voxel;
   std::vector<std::uint32_t> sorted_node;
 };
 
-/// Builds the mesh. Nodes are numbered in the requested order.
-SparseMesh build_mesh(const geometry::VoxelGrid& voxels, const MeshRequest& request, Ordering ordering);
+/// Builds the mesh of the nodes `part` gives this rank (all fluid voxels without a part),
+/// with their halo. Within the interior and the edge range, nodes are numbered in the
+/// requested order.
+SparseMesh build_mesh(const geometry::VoxelGrid& voxels, const MeshRequest& request, Ordering ordering,
+                      const MeshPart* part = nullptr);
 
 /// 63-bit Morton key interleaving the bits of (i, j, k) (21 bits each).
 std::uint64_t morton_key(std::uint32_t i, std::uint32_t j, std::uint32_t k);

@@ -24,6 +24,19 @@ BrickGrid make_bricks(std::array<int, 3> dims, std::span<const std::int32_t> i, 
   return b;
 }
 
+BrickGrid make_bricks(const geometry::VoxelGrid& voxels, int edge) {
+  if (edge < 1) throw InputError(str("partition: the brick edge must be at least 1 voxel (got ", edge, ")"));
+  BrickGrid b;
+  b.edge = edge;
+  for (int a = 0; a < 3; ++a) b.dims[a] = (voxels.dims[a] + edge - 1) / edge;
+  b.fluid.assign(std::size_t(b.count()), 0);
+  for (int k = 0; k < voxels.dims[2]; ++k)
+    for (int j = 0; j < voxels.dims[1]; ++j)
+      for (int i = 0; i < voxels.dims[0]; ++i)
+        if (voxels.fluid[std::size_t(voxels.index(i, j, k))]) ++b.fluid[std::size_t(b.brick_of_voxel(i, j, k))];
+  return b;
+}
+
 double Partition::imbalance() const {
   std::uint64_t total = 0, largest = 0;
   for (std::uint64_t f : part_fluid) total += f, largest = std::max(largest, f);

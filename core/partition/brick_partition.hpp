@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/geometry/voxel_grid.hpp"
+
 namespace hemo::partition {
 
 /// The bricks of a voxel box and the fluid nodes in each.
@@ -29,6 +31,9 @@ struct BrickGrid {
 /// the nodes' voxel coordinates (i, j, k).
 BrickGrid make_bricks(std::array<int, 3> dims, std::span<const std::int32_t> i, std::span<const std::int32_t> j,
                       std::span<const std::int32_t> k, int edge);
+
+/// The same from the fluid voxels of a voxel grid.
+BrickGrid make_bricks(const geometry::VoxelGrid& voxels, int edge);
 
 struct Partition {
   int parts = 1;

@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "core/comm/communicator.hpp"
 #include "core/config/config.hpp"
 #include "core/config/schema.hpp"
 #include "core/exec/space.hpp"
 #include "core/fields/field_registry.hpp"
+#include "core/fields/halo_exchange.hpp"
 #include "core/geometry/voxel_grid.hpp"
 #include "core/mesh/sparse_mesh.hpp"
 #include "core/scheduler/scheduler.hpp"
@@ -21,7 +23,7 @@
 namespace hemo {
 
 /// Bumped whenever this header, or a type it exposes, changes layout or meaning.
-inline constexpr int plugin_abi_version = 3;
+inline constexpr int plugin_abi_version = 4;
 
 /// A velocity a plugin imposes, for the Mach and Reynolds numbers, with the length that
 /// goes with it where the plugin knows one (a velocity inlet: its diameter). When this
@@ -46,7 +48,10 @@ struct MeshStage {
   std::vector<VelocityScale>& velocity_scales;
 };
 
-/// After the mesh exists, on the run's backend.
+/// After the mesh exists, on the run's backend. The mesh is this rank's part: plugins
+/// update nodes [0, mesh.num_nodes), sum what they report with `comm` and write files on
+/// rank 0 only; a plugin that pulls from neighbour nodes exchanges their halo with `halo`
+/// (halo_exchange.hpp).
 struct SetupStage {
   const config::Config& config;
   const LatticeUnits& units;
@@ -57,6 +62,8 @@ struct SetupStage {
   Precision precision;
   std::string output_dir;      // where the run writes; plugins add their own CSV files
   std::int64_t check_every;    // steps between monitor records (run.check_every)
+  comm::Communicator& comm;
+  HaloExchange& halo;
 };
 
 class Plugin {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <filesystem>
 #include <utility>
 
@@ -18,23 +20,38 @@ bool safe_file_name(const std::string& s) {
   });
 }
 
-io::ProbeSample locate(const config::Config& probe, std::string_view key, const mesh::SparseMesh& mesh,
-                       const std::array<double, 3>& p, double s) {
+}  // namespace
+
+io::ProbeSample OutputActions::locate(const config::Config& probe, std::string_view key, const std::array<double, 3>& p,
+                                      double s) {
   // Within one voxel diagonal of a fluid node counts as inside: the wall lies half a
-  // spacing beyond the last node.
-  const auto node = mesh.nearest(p, 2);
-  if (!node) {
+  // spacing beyond the last node. The nearest node of all ranks wins (ties: the lower
+  // voxel index), so every rank count samples the same node.
+  const auto node = mesh_.nearest(p, 2);
+  double d2 = std::numeric_limits<double>::infinity(), voxel = 0.0;
+  if (node) {
+    const auto x = mesh_.position(*node);
+    d2 = (x[0] - p[0]) * (x[0] - p[0]) + (x[1] - p[1]) * (x[1] - p[1]) + (x[2] - p[2]) * (x[2] - p[2]);
+    voxel = double(mesh_.voxel_index(*node));
+  }
+  const double best = -comm_.max(-d2);
+  const bool candidate = node && d2 <= best + 1e-24;
+  const double best_voxel = -comm_.max(candidate ? -voxel : -std::numeric_limits<double>::infinity());
+  if (!std::isfinite(best)) {
     probe.fail(key, str("the point (", fmt_g(p[0]), ", ", fmt_g(p[1]), ", ", fmt_g(p[2]),
                         ") m is not in the fluid (no fluid node within two lattice spacings)"));
   }
-  return {*node, mesh.position(*node), s};
+  const bool mine = candidate && voxel == best_voxel;
+  std::array<double, 3> x{0.0, 0.0, 0.0};
+  if (mine) x = mesh_.position(*node);
+  comm_.sum(std::span<double>(x.data(), 3));  // the owner's position; zeros elsewhere
+  return {mine ? *node : std::uint32_t(-1), x, s};
 }
 
-}  // namespace
-
 OutputActions::OutputActions(const config::Config& cfg, const mesh::SparseMesh& mesh, const LatticeUnits& units,
-                             std::string output_dir, std::int64_t last_step, exec::Space space, Precision precision)
-    : mesh_(mesh), units_(units), dir_(std::move(output_dir)), last_step_(last_step),
+                             std::string output_dir, std::int64_t last_step, exec::Space space, Precision precision,
+                             comm::Communicator& comm)
+    : mesh_(mesh), comm_(comm), units_(units), dir_(std::move(output_dir)), last_step_(last_step),
       snapshot_(space, precision, mesh.num_nodes, mesh.stride) {
   every_ = cfg.integer("output.every");
   final_ = cfg.boolean("output.final");
@@ -56,7 +73,7 @@ OutputActions::OutputActions(const config::Config& cfg, const mesh::SparseMesh& 
         if (p.has(k)) p.fail(k, "applies to line probes only; a point probe takes 'position'");
       spec.kind = io::ProbeSpec::Kind::point;
       spec.start = p.vec3("position");
-      samples.push_back(locate(p, "position", mesh, spec.start, 0.0));
+      samples.push_back(locate(p, "position", spec.start, 0.0));
     } else {
       for (const char* k : {"start", "end"})
         if (!p.has(k)) p.fail(k, "is required for a line probe");
@@ -74,11 +91,18 @@ OutputActions::OutputActions(const config::Config& cfg, const mesh::SparseMesh& 
         const std::array<double, 3> x{spec.start[0] + t * (spec.end[0] - spec.start[0]),
                                       spec.start[1] + t * (spec.end[1] - spec.start[1]),
                                       spec.start[2] + t * (spec.end[2] - spec.start[2])};
-        samples.push_back(locate(p, s == 0 ? "start" : (s == spec.points - 1 ? "end" : "start"), mesh, x, t * length));
+        samples.push_back(locate(p, s == 0 ? "start" : (s == spec.points - 1 ? "end" : "start"), x, t * length));
       }
     }
-    probes_.emplace_back(dir_, spec, std::move(samples));
-    files_.push_back(probes_.back().path());
+    std::vector<std::int64_t> nodes;
+    for (const io::ProbeSample& sample : samples)
+      nodes.push_back(sample.node == std::uint32_t(-1) ? -1 : std::int64_t(sample.node));
+    probe_specs_.push_back(spec);
+    probe_nodes_.push_back(std::move(nodes));
+    if (comm_.rank() == 0) {
+      probes_.emplace_back(dir_, spec, std::move(samples));
+      files_.push_back(probes_.back().path());
+    }
   }
 }
 
@@ -88,7 +112,8 @@ bool OutputActions::fields_due(std::int64_t step) const {
 
 bool OutputActions::due(std::int64_t step) const {
   if (fields_due(step)) return true;
-  return std::any_of(probes_.begin(), probes_.end(), [&](const io::Probe& p) { return p.due(step); });
+  return std::any_of(probe_specs_.begin(), probe_specs_.end(),
+                     [&](const io::ProbeSpec& p) { return p.every > 0 && step % p.every == 0; });
 }
 
 OutputActions::~OutputActions() {
@@ -104,40 +129,106 @@ void OutputActions::write(std::int64_t step, double time, const FieldRegistry& f
   if (!due(step)) return;
   finish();  // the previous snapshot's files first; its buffers are reused below
   snapshot_.capture(fields);
+  if (comm_.size() > 1) {
+    write_gathered(step, time);
+    return;
+  }
   background_ = std::thread([this, step, time] {
     try {
       snapshot_.wait();
-      write_files(step, time);
+      const Moments value = [this](int row, std::size_t n) { return snapshot_.value(row, std::uint32_t(n)); };
+      // One rank: probe samples index nodes directly.
+      for (std::size_t p = 0; p < probes_.size(); ++p) {
+        if (!probes_[p].due(step)) continue;
+        io::ProbeValues v;
+        for (std::int64_t node : probe_nodes_[p]) {
+          const auto n = std::size_t(node);
+          v.density.push_back(units_.density_to_physical(value(0, n)));
+          v.pressure.push_back(units_.pressure_to_physical(value(0, n)));
+          v.velocity.push_back({units_.velocity_to_physical(value(1, n)), units_.velocity_to_physical(value(2, n)),
+                                units_.velocity_to_physical(value(3, n))});
+        }
+        probes_[p].record(step, time, v);
+      }
+      if (fields_due(step)) write_fields(step, time, snapshot_.nodes(), value);
     } catch (...) {
       writer_error_ = std::current_exception();
     }
   });
 }
 
-void OutputActions::write_files(std::int64_t step, double time) {
-  const std::size_t n = snapshot_.nodes();
-  auto rho = [this](std::uint32_t i) { return snapshot_.value(0, i); };
-  auto u = [this](int c, std::uint32_t i) { return snapshot_.value(1 + c, i); };
-
-  for (io::Probe& probe : probes_) {
-    if (!probe.due(step)) continue;
-    io::ProbeValues v;
-    for (const io::ProbeSample& s : probe.samples()) {
-      v.density.push_back(units_.density_to_physical(rho(s.node)));
-      v.pressure.push_back(units_.pressure_to_physical(rho(s.node)));
-      v.velocity.push_back({units_.velocity_to_physical(u(0, s.node)), units_.velocity_to_physical(u(1, s.node)),
-                            units_.velocity_to_physical(u(2, s.node))});
-    }
-    probe.record(step, time, v);
+void OutputActions::write_gathered(std::int64_t step, double time) {
+  // MPI is called from this (the main) thread only; rank 0's files are written behind it.
+  snapshot_.wait();
+  // Probes: the owner of each sample contributes its four moments, the others zeros, so
+  // the sum over ranks is the owner's value exactly.
+  std::vector<double> probe(0);
+  for (std::size_t p = 0; p < probe_specs_.size(); ++p) {
+    if (!(probe_specs_[p].every > 0 && step % probe_specs_[p].every == 0)) continue;
+    for (std::int64_t node : probe_nodes_[p])
+      for (int row = 0; row < 4; ++row) probe.push_back(node < 0 ? 0.0 : snapshot_.value(row, std::uint32_t(node)));
   }
+  if (!probe.empty()) comm_.sum(probe);
+  const bool fields = fields_due(step);
+  const std::uint32_t n = snapshot_.nodes();
+  if (fields) {
+    if (!voxels_gathered_) {  // once, on every rank
+      voxels_gathered_ = true;
+      std::vector<std::int32_t> mine(3 * std::size_t(n));
+      for (std::uint32_t i = 0; i < n; ++i) {
+        mine[3 * i] = mesh_.i[i];
+        mine[3 * i + 1] = mesh_.j[i];
+        mine[3 * i + 2] = mesh_.k[i];
+      }
+      std::vector<unsigned char> all;
+      comm_.gather({reinterpret_cast<const unsigned char*>(mine.data()), mine.size() * sizeof(std::int32_t)}, all, 0);
+      gathered_voxels_.resize(all.size() / (3 * sizeof(std::int32_t)));
+      if (!all.empty()) std::memcpy(gathered_voxels_.data(), all.data(), all.size());
+    }
+    std::vector<double> mine(4 * std::size_t(n));  // node-major: 4 values per node
+    for (std::uint32_t i = 0; i < n; ++i)
+      for (int row = 0; row < 4; ++row) mine[4 * std::size_t(i) + row] = snapshot_.value(row, i);
+    std::vector<unsigned char> all;
+    comm_.gather({reinterpret_cast<const unsigned char*>(mine.data()), mine.size() * sizeof(double)}, all, 0);
+    gathered_.resize(all.size() / sizeof(double));
+    if (!all.empty()) std::memcpy(gathered_.data(), all.data(), all.size());
+  }
+  if (comm_.rank() != 0) return;
+  probe_values_ = std::move(probe);
+  background_ = std::thread([this, step, time, fields] {
+    try {
+      std::size_t at = 0;
+      for (std::size_t p = 0; p < probes_.size(); ++p) {
+        if (!probes_[p].due(step)) continue;
+        io::ProbeValues v;
+        for (std::size_t s = 0; s < probe_nodes_[p].size(); ++s, at += 4) {
+          v.density.push_back(units_.density_to_physical(probe_values_[at]));
+          v.pressure.push_back(units_.pressure_to_physical(probe_values_[at]));
+          v.velocity.push_back({units_.velocity_to_physical(probe_values_[at + 1]),
+                                units_.velocity_to_physical(probe_values_[at + 2]),
+                                units_.velocity_to_physical(probe_values_[at + 3])});
+        }
+        probes_[p].record(step, time, v);
+      }
+      if (fields)
+        write_fields(step, time, gathered_.size() / 4,
+                     [this](int row, std::size_t node) { return gathered_[4 * node + std::size_t(row)]; });
+    } catch (...) {
+      writer_error_ = std::current_exception();
+    }
+  });
+}
 
-  if (!fields_due(step)) return;
+void OutputActions::write_fields(std::int64_t step, double time, std::size_t n, const Moments& value) {
+  auto rho = [&](std::size_t i) { return value(0, i); };
+  auto u = [&](int c, std::size_t i) { return value(1 + c, i); };
   if (!writer_) {
     std::vector<std::array<double, 3>> positions(n);
     std::vector<std::array<std::int32_t, 3>> voxel(n);
-    for (std::uint32_t i = 0; i < n; ++i) {
-      positions[i] = mesh_.position(i);
-      voxel[i] = {mesh_.i[i], mesh_.j[i], mesh_.k[i]};
+    for (std::size_t i = 0; i < n; ++i) {
+      voxel[i] = gathered_voxels_.empty() ? std::array<std::int32_t, 3>{mesh_.i[i], mesh_.j[i], mesh_.k[i]}
+                                          : gathered_voxels_[i];
+      for (int d = 0; d < 3; ++d) positions[i][d] = mesh_.origin[d] + (voxel[i][d] + 0.5) * mesh_.dx;
     }
     writer_ = std::make_unique<io::FieldWriter>(dir_, positions, voxel, format_);
     files_.push_back((std::filesystem::path(dir_) / "fields.xmf").string());
@@ -149,16 +240,16 @@ void OutputActions::write_files(std::int64_t step, double time) {
     if (name == "density") {
       f.unit = "kg/m^3";
       f.values.resize(n);
-      for (std::uint32_t i = 0; i < n; ++i) f.values[i] = units_.density_to_physical(rho(i));
+      for (std::size_t i = 0; i < n; ++i) f.values[i] = units_.density_to_physical(rho(i));
     } else if (name == "pressure") {
       f.unit = "Pa";
       f.values.resize(n);
-      for (std::uint32_t i = 0; i < n; ++i) f.values[i] = units_.pressure_to_physical(rho(i));
+      for (std::size_t i = 0; i < n; ++i) f.values[i] = units_.pressure_to_physical(rho(i));
     } else {
       f.unit = "m/s";
       f.components = 3;
       f.values.resize(3 * n);
-      for (std::uint32_t i = 0; i < n; ++i)
+      for (std::size_t i = 0; i < n; ++i)
         for (int c = 0; c < 3; ++c) f.values[3 * i + c] = units_.velocity_to_physical(u(c, i));
     }
     out.push_back(std::move(f));

@@ -2,11 +2,13 @@
 // The output phase: field snapshots (HDF5 + XDMF) and probes (CSV), in physical units.
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "core/comm/communicator.hpp"
 #include "core/config/config.hpp"
 #include "core/fields/field_registry.hpp"
 #include "core/io/field_writer.hpp"
@@ -21,12 +23,18 @@ namespace hemo {
 /// CUDA an asynchronous download) and hands the conversion to physical units and the file
 /// writing to a background thread; the next write() (or finish()) waits for it first, so
 /// files are written in step order and never by two threads at once.
+/// With many ranks, the owned nodes' moments are gathered to rank 0 (on the main thread,
+/// at the output step), which alone writes: one mesh.h5 and one step file per output
+/// step, nodes in rank order, whatever the rank count (docs/architecture.md says why
+/// gathering rather than parallel HDF5). A probe samples the node nearest to its point
+/// among all ranks' nodes; the rank that owns it contributes the value.
 class OutputActions {
  public:
   /// Resolves probes to nodes (InputError for a probe point outside the fluid) and
   /// prepares the field writer. Nothing is written before the first due step.
   OutputActions(const config::Config& cfg, const mesh::SparseMesh& mesh, const LatticeUnits& units,
-                std::string output_dir, std::int64_t last_step, exec::Space space, Precision precision);
+                std::string output_dir, std::int64_t last_step, exec::Space space, Precision precision,
+                comm::Communicator& comm);
   ~OutputActions();
 
   /// True if this step writes anything (so the moments must be computed).
@@ -40,8 +48,16 @@ class OutputActions {
 
  private:
   bool fields_due(std::int64_t step) const;
-  void write_files(std::int64_t step, double time);
+  /// Moments by (row, node): row 0 density, 1-3 velocity, lattice units.
+  using Moments = std::function<double(int row, std::size_t node)>;
+  void write_probes(std::int64_t step, double time, const Moments& value);
+  void write_fields(std::int64_t step, double time, std::size_t nodes, const Moments& value);
+  /// Many ranks: gathers what this step writes to rank 0, then writes there.
+  void write_gathered(std::int64_t step, double time);
+  io::ProbeSample locate(const config::Config& probe, std::string_view key, const std::array<double, 3>& p, double s);
+
   const mesh::SparseMesh& mesh_;
+  comm::Communicator& comm_;
   const LatticeUnits& units_;
   std::string dir_;
   std::int64_t every_ = 0, last_step_ = 0;
@@ -49,7 +65,13 @@ class OutputActions {
   std::vector<std::string> field_names_;
   io::FloatFormat format_ = io::FloatFormat::float64;
   std::unique_ptr<io::FieldWriter> writer_;  // created at the first field output
-  std::vector<io::Probe> probes_;
+  std::vector<io::Probe> probes_;            // rank 0 (the files)
+  std::vector<io::ProbeSpec> probe_specs_;   // every rank
+  std::vector<std::vector<std::int64_t>> probe_nodes_;  // per probe, per sample: this rank's node, or -1
+  std::vector<double> gathered_;             // rank 0: every rank's moments (4 rows of all nodes)
+  std::vector<std::array<std::int32_t, 3>> gathered_voxels_;  // rank 0: every node's voxel, rank order
+  bool voxels_gathered_ = false;
+  std::vector<double> probe_values_;         // rank 0: the due probes' values (4 per sample)
   std::vector<std::string> files_;
   FieldSnapshot snapshot_;
   std::thread background_;

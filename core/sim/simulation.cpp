@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <cstring>
 #include <fstream>
 
 #include "core/common/error.hpp"
@@ -18,6 +19,7 @@
 #include "core/common/version.hpp"
 #include "core/geometry/shapes.hpp"
 #include "core/io/json.hpp"
+#include "core/partition/brick_partition.hpp"
 #include "core/sim/case_schema.hpp"
 #include "core/sim/output_actions.hpp"
 
@@ -68,6 +70,13 @@ Simulation::~Simulation() = default;
 
 Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop) : summary_(summary) {
   const auto t0 = std::chrono::steady_clock::now();
+  if (options.comm) {
+    comm_ = options.comm;
+  } else {
+    own_comm_ = comm::serial();
+    comm_ = own_comm_.get();
+  }
+  summary_.ranks = comm_->size();
   summary_.case_file = options.case_path;
   progress_ = options.progress;
 
@@ -109,14 +118,19 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   derive_flow_numbers(velocity_scales);
 
   const auto ordering = mesh::ordering_from_string(config_.string("lattice.ordering"));
-  mesh_ = mesh::build_mesh(voxels_, request, ordering);
-  summary_.fluid_nodes = mesh_.num_nodes;
+  if (comm_->size() > 1) build_partitioned_mesh(request, ordering);
+  else mesh_ = mesh::build_mesh(voxels_, request, ordering);
+  // Totals over the ranks (exact integer sums); the mesh bytes are the largest rank's.
+  std::vector<std::uint64_t> counts{mesh_.num_nodes, mesh_.wall_links};
+  for (std::size_t c = 0; c < mesh_.links.class_names.size(); ++c) counts.push_back(mesh_.links.count(static_cast<int>(c)));
+  comm_->sum(counts);
+  summary_.fluid_nodes = counts[0];
   summary_.voxels = static_cast<std::uint64_t>(mesh_.voxel_count());
   summary_.ordering = mesh::to_string(ordering);
-  summary_.mesh_bytes = mesh_.bytes();
-  summary_.links = {{"wall", mesh_.wall_links}};
+  summary_.mesh_bytes = static_cast<std::uint64_t>(comm_->max(double(mesh_.bytes())));
+  summary_.links = {{"wall", counts[1]}};
   for (std::size_t c = 0; c < mesh_.links.class_names.size(); ++c)
-    summary_.links.emplace_back(mesh_.links.class_names[c], mesh_.links.count(static_cast<int>(c)));
+    summary_.links.emplace_back(mesh_.links.class_names[c], counts[2 + c]);
   log::info("mesh: " + mesh_.describe());
   voxels_.fluid.clear();
   voxels_.fluid.shrink_to_fit();
@@ -129,17 +143,23 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
                     : options.output_dir;
   summary_.output_dir = output_dir_;
 
-  // Before any plugin opens its own files there.
-  clear_previous_run(output_dir_);
-  std::filesystem::create_directories(output_dir_);
+  // Before any plugin opens its own files there. Rank 0 writes every file of the run.
+  if (comm_->rank() == 0) {
+    clear_previous_run(output_dir_);
+    std::filesystem::create_directories(output_dir_);
+  }
+  comm_->barrier();
 
+  // Node fields count this rank's nodes; their rows run on over the halo (mesh stride).
   fields_ = std::make_unique<FieldRegistry>(space_, mesh_.num_nodes, mesh_.stride);
+  halo_ = std::make_unique<HaloExchange>(*comm_, mesh_, space_);
   Scheduler::Fence fence;
   if (space_ == exec::Space::cuda) fence = [](const std::string& action) { exec::cuda::synchronize_compute(action.c_str()); };
   scheduler_ = std::make_unique<Scheduler>(fence);
   declare_core_fields();
 
-  SetupStage stage{config_, units_, mesh_, *fields_, *scheduler_, space_, precision_, output_dir_, check_every_};
+  SetupStage stage{config_, units_,      mesh_,        *fields_, *scheduler_, space_,
+                   precision_, output_dir_, check_every_, *comm_,   *halo_};
   for (auto& p : plugins_) p->setup(stage);
   for (auto& p : plugins_) p->initialise(stage);
   for (const char* required : {"density", "velocity", "f"})
@@ -148,11 +168,12 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
 
   // The case exactly as it runs (every --set applied), so any output can be reproduced
   // and analysed without the command line that made it.
+  if (comm_->rank() == 0)
   io::write_file_atomic((std::filesystem::path(output_dir_) / "case.toml").string(),
                         "# " + options.case_path + " as run by hemoflow " + version() + " (" + commit() + ")" +
                             (options.steps ? str("\n# --steps ", *options.steps, " overrode run.steps/run.end_time") : "") +
                             "\n" + config_.to_toml());
-  output_ = std::make_unique<OutputActions>(config_, mesh_, units_, output_dir_, steps_, space_, precision_);
+  output_ = std::make_unique<OutputActions>(config_, mesh_, units_, output_dir_, steps_, space_, precision_, *comm_);
   scheduler_->add(Phase::output, "write_output", "core", [this](StepContext& ctx) {
     output_->write(ctx.step, ctx.time, *ctx.fields);
   });
@@ -161,7 +182,7 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   });
 
   // The lb plugin's initialise left the initial density in "density".
-  initial_mass_ = fields_->lookup("density").sum(0);
+  initial_mass_ = comm_->sum(fields_->lookup("density").sum(0));
   summary_.field_bytes = fields_->bytes();
   summary_.cpu_threads = omp_get_max_threads();
   if (space_ == exec::Space::cuda) {
@@ -175,6 +196,30 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   log::info(str("fields: ", fmt_bytes(double(fields_->bytes())), " on ", exec::to_string(space_), " (",
                 to_string(precision_), ")"));
   summary_.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void Simulation::build_partitioned_mesh(const mesh::MeshRequest& request, mesh::Ordering ordering) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int edge = static_cast<int>(config_.integer("partition.brick"));
+  const partition::BrickGrid bricks = partition::make_bricks(voxels_, edge);
+  // Rank 0 partitions and sends the owners: every rank then builds its part from the
+  // same owners, even if SCOTCH behaved differently in another process.
+  std::vector<unsigned char> owners;
+  if (comm_->rank() == 0) {
+    const partition::Partition p = partition::partition_bricks(bricks, comm_->size(), request.periodic);
+    owners.resize(p.owner.size() * sizeof(std::int32_t));
+    std::memcpy(owners.data(), p.owner.data(), owners.size());
+    log::info(str("partition: ", comm_->size(), " ranks, bricks of ", edge, "^3 voxels, imbalance (largest / mean) ",
+                  fmt_g(p.imbalance(), 4)));
+  }
+  comm_->broadcast(owners, 0);
+  std::vector<std::int32_t> owner(owners.size() / sizeof(std::int32_t));
+  std::memcpy(owner.data(), owners.data(), owners.size());
+  mesh::MeshPart part;
+  part.rank = comm_->rank();
+  part.owner = [&](int i, int j, int k) { return owner[std::size_t(bricks.brick_of_voxel(i, j, k))]; };
+  mesh_ = mesh::build_mesh(voxels_, request, ordering, &part);
+  summary_.partition_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void Simulation::load_plugins(const config::Document& doc, const RunOptions& options) {

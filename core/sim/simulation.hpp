@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "core/comm/communicator.hpp"
 #include "core/config/config.hpp"
 #include "core/fields/field_registry.hpp"
+#include "core/fields/halo_exchange.hpp"
 #include "core/geometry/voxel_grid.hpp"
 #include "core/mesh/sparse_mesh.hpp"
 #include "core/plugin/loader.hpp"
@@ -30,6 +32,8 @@ struct RunOptions {
   std::string output_dir;              // empty: out/<case file stem>
   ProgressMode progress = ProgressMode::automatic;
   PluginLoader loader{};
+  /// The ranks of this run; null: one rank (serial). Not owned.
+  comm::Communicator* comm = nullptr;
 };
 
 class Simulation {
@@ -52,6 +56,7 @@ class Simulation {
   const config::Config& config() const { return config_; }
   const LatticeUnits& units() const { return units_; }
   const mesh::SparseMesh& mesh() const { return mesh_; }
+  comm::Communicator& comm() { return *comm_; }
   const FlowNumbers& flow_numbers() const { return flow_; }
   FieldRegistry& fields() { return *fields_; }
   std::int64_t steps() const { return steps_; }
@@ -63,8 +68,15 @@ class Simulation {
   void declare_core_fields();
   void check_mass_and_finiteness(std::int64_t step);
   std::uint64_t population_checksum() const;
+  /// With more than one rank: SCOTCH's bricks for this rank (rank 0 partitions, every rank
+  /// gets the owners), and the mesh of this rank's part.
+  void build_partitioned_mesh(const mesh::MeshRequest& request, mesh::Ordering ordering);
+  /// Per-rank nodes, halo and phase times into the summary (a collective).
+  void report_ranks();
 
   RunSummary& summary_;
+  std::unique_ptr<comm::Communicator> own_comm_;  // serial, when the options bring none
+  comm::Communicator* comm_ = nullptr;
   // Loaded libraries are declared first so they are unloaded last, after every object
   // whose code lives in them (plugins, scheduler actions).
   std::vector<LoadedPlugin> libraries_;
@@ -80,6 +92,7 @@ class Simulation {
   std::string output_dir_;
   ProgressMode progress_ = ProgressMode::automatic;
   std::unique_ptr<FieldRegistry> fields_;
+  std::unique_ptr<HaloExchange> halo_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<OutputActions> output_;
   std::vector<std::unique_ptr<Plugin>> plugins_;

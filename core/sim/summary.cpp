@@ -50,6 +50,24 @@ std::string RunSummary::to_json() const {
   j.key("phase_seconds").begin_object();
   for (const auto& [phase, s] : phase_seconds) j.key(phase).value(s);
   j.end_object();
+  if (!rank_reports.empty()) {
+    j.key("partition_seconds").value(partition_seconds);
+    j.key("imbalance").value(imbalance);
+    j.key("rank_reports").begin_array();
+    for (const Rank& r : rank_reports) {
+      j.begin_object();
+      j.key("nodes").value(r.nodes);
+      j.key("edge_nodes").value(r.edge_nodes);
+      j.key("halo_nodes").value(r.halo_nodes);
+      j.key("neighbours").value(r.neighbours);
+      j.key("halo_bytes_per_step").value(r.halo_bytes_per_step);
+      j.key("phase_seconds").begin_object();
+      for (const auto& [phase, sec] : r.phase_seconds) j.key(phase).value(sec);
+      j.end_object();
+      j.end_object();
+    }
+    j.end_array();
+  }
   j.key("outputs").begin_array();
   for (const auto& o : outputs) j.value(o);
   j.end_array();

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -17,8 +18,11 @@ namespace hemo {
 
 void Simulation::check_mass_and_finiteness(std::int64_t step) {
   const FieldBase& density = fields_->lookup("density");
-  const double mass = density.sum(0);
-  if (!std::isfinite(mass)) {
+  const double local_mass = density.sum(0);
+  const double mass = comm_->sum(local_mass);
+  // The rank holding the bad value reports it (and ends the job); the others go on to
+  // the next exchange, where the abort finds them. On one rank, that rank reports.
+  if (!std::isfinite(local_mass) || (!std::isfinite(mass) && comm_->size() == 1)) {
     const std::int64_t node = density.first_non_finite(0);
     const auto n = static_cast<std::uint32_t>(node < 0 ? 0 : node);
     const auto x = mesh_.position(n);
@@ -34,23 +38,58 @@ void Simulation::check_mass_and_finiteness(std::int64_t step) {
 std::uint64_t Simulation::population_checksum() const {
   // Keyed by global voxel index and summed (checksum.hpp): equal checksums mean
   // bitwise-equal populations, whatever the thread count, node ordering or backend.
+  // The sum over ranks of each rank's owned nodes (modulo 2^64, so in any order): the
+  // same number for any partition.
   const FieldBase& f = fields_->lookup("f");
-  if (mesh_.num_nodes == 0) return 0;
-  // Each node's voxel index, from the mesh's voxel -> node table.
-  std::vector<std::uint64_t> voxel(mesh_.num_nodes);
-  for (std::uint32_t s = 0; s < mesh_.num_nodes; ++s) voxel[mesh_.sorted_node[s]] = mesh_.sorted_voxel[s];
   std::uint64_t h = 0;
-  for (int c = 0; c < f.components(); ++c) {
-    const std::vector<unsigned char> bytes = f.component_bytes(c);
-    h += keyed_checksum(bytes, bytes.size() / voxel.size(), c, voxel);
+  if (mesh_.num_nodes > 0) {
+    std::vector<std::uint64_t> voxel(mesh_.num_nodes);
+    for (std::uint32_t n = 0; n < mesh_.num_nodes; ++n) voxel[n] = mesh_.voxel_index(n);
+    for (int c = 0; c < f.components(); ++c) {
+      const std::vector<unsigned char> bytes = f.component_bytes(c);
+      h += keyed_checksum(bytes, bytes.size() / voxel.size(), c, voxel);
+    }
   }
-  return h;
+  return comm_->sum(h);
+}
+
+void Simulation::report_ranks() {
+  const int ranks = comm_->size();
+  if (ranks == 1) return;
+  constexpr int phases = int(Phase::count), fixed = 5, width = fixed + phases;
+  std::vector<double> all(std::size_t(ranks) * width, 0.0);  // each rank fills its slot; the sum is exact
+  double* mine = all.data() + std::size_t(comm_->rank()) * width;
+  const std::size_t value_bytes = precision_ == Precision::fp32 ? 4 : 8;
+  mine[0] = mesh_.num_nodes;
+  mine[1] = mesh_.num_nodes - mesh_.num_interior;
+  mine[2] = mesh_.num_halo;
+  mine[3] = double(mesh_.halo.size());
+  mine[4] = double(mesh_.halo_send_nodes() * 19 * value_bytes);
+  for (const Scheduler::Timing& t : scheduler_->timings()) mine[fixed + int(t.phase)] += t.seconds;
+  comm_->sum(all);
+  summary_.rank_reports.clear();
+  double largest = 0.0, total = 0.0;
+  for (int r = 0; r < ranks; ++r) {
+    const double* v = all.data() + std::size_t(r) * width;
+    RunSummary::Rank rep;
+    rep.nodes = std::uint64_t(v[0]);
+    rep.edge_nodes = std::uint64_t(v[1]);
+    rep.halo_nodes = std::uint64_t(v[2]);
+    rep.neighbours = std::uint64_t(v[3]);
+    rep.halo_bytes_per_step = std::uint64_t(v[4]);
+    for (int p = 0; p < phases; ++p)
+      if (v[fixed + p] > 0.0) rep.phase_seconds.emplace_back(to_string(Phase(p)), v[fixed + p]);
+    largest = std::max(largest, v[0]);
+    total += v[0];
+    summary_.rank_reports.push_back(std::move(rep));
+  }
+  summary_.imbalance = total > 0 ? largest * ranks / total : 1.0;
 }
 
 void Simulation::run() {
   const bool terminal = isatty(STDERR_FILENO) != 0;
   const bool show = progress_ == ProgressMode::always || (progress_ == ProgressMode::automatic && log::level() <= log::Level::info);
-  Progress progress(steps_, mesh_.num_nodes, show, terminal);
+  Progress progress(steps_, summary_.fluid_nodes, show, terminal);
   StepContext ctx;
   ctx.fields = fields_.get();
   log::info(str("running ", steps_, " steps"));
@@ -80,10 +119,13 @@ void Simulation::run() {
   output_->finish();  // the last snapshot's files are complete before the summary
   summary_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   progress.finish();
+  // The slowest rank's time is the run's.
+  summary_.wall_seconds = comm_->max(summary_.wall_seconds);
   summary_.mlups = summary_.wall_seconds > 0
-                       ? double(mesh_.num_nodes) * double(summary_.steps) / summary_.wall_seconds / 1e6
+                       ? double(summary_.fluid_nodes) * double(summary_.steps) / summary_.wall_seconds / 1e6
                        : 0.0;
   summary_.phase_seconds = scheduler_->phase_seconds();
+  report_ranks();
   summary_.outputs = output_->files();
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(population_checksum()));

@@ -45,12 +45,15 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
   std::vector<std::uint32_t> link;
   for (std::size_t k = 0; k < links.size(); ++k)
     if (links.link_class[k] == s.link_class) link.push_back(static_cast<std::uint32_t>(k));
-  if (link.empty())  // check_cuts_fluid ran before the mesh was built; links can still go to an earlier class
-    s.cfg.fail("center", str("iolet '", s.name, "' has no links: another boundary claims all its voxels"));
   std::vector<std::uint32_t> node;
   for (std::uint32_t k : link) node.push_back(links.node[k]);
   std::sort(node.begin(), node.end());
   node.erase(std::unique(node.begin(), node.end()), node.end());
+  // Over all ranks (a rank may hold none of an iolet's links).
+  std::uint64_t total[2] = {link.size(), node.size()};
+  st.comm.sum(total);
+  if (total[0] == 0)  // check_cuts_fluid ran before the mesh was built; links can still go to an earlier class
+    s.cfg.fail("center", str("iolet '", s.name, "' has no links: another boundary claims all its voxels"));
 
   // Zou-He owns every node of its iolet. On a pressure iolet, a node whose five entering
   // populations all cross the plane gets the classical rule, with Hecht & Harting's
@@ -128,13 +131,15 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
   d.rule_link = exec::to_device(run_.space, by_link);
   d.scratch = exec::DeviceArray<Real>(run_.space, std::max(link.size(), node.size()));
 
-  const auto full = std::count_if(zh_unknown.begin(), zh_unknown.end(), [](std::uint32_t u) { return u & zou_he_full_face; });
+  std::uint64_t full = std::uint64_t(
+      std::count_if(zh_unknown.begin(), zh_unknown.end(), [](std::uint32_t u) { return u & zou_he_full_face; }));
+  full = st.comm.sum(full);
   std::string how = s.model == IoletSpec::Model::zou_he
-                        ? str("Zou-He: ", full, " full-face nodes, ", zh_unknown.size() - full, " by non-equilibrium bounce-back")
+                        ? str("Zou-He: ", full, " full-face nodes, ", total[1] - full, " by non-equilibrium bounce-back")
                         : s.model == IoletSpec::Model::ladd ? "Ladd"
                         : s.model == IoletSpec::Model::nash ? "Nash"
                                                             : "anti-bounce-back";
-  log::info(str("iolet '", s.name, "': ", s.condition_name(), " (", how, "), ", link.size(), " links at ", node.size(),
+  log::info(str("iolet '", s.name, "': ", s.condition_name(), " (", how, "), ", total[0], " links at ", total[1],
                 " nodes", s.backflow > 0.0 ? str(", backflow stabilization beta = ", fmt_g(s.backflow, 3)) : std::string()));
 }
 
@@ -176,7 +181,9 @@ template <class Real>
 void IoletRuntime<Real>::monitor(StepContext& ctx) {
   if (!run_.due(ctx.step) || !csv_) return;
   FieldRegistry& fields = *ctx.fields;
-  csv_.begin(ctx.step, ctx.time);
+  // Per iolet: the mass through it, the sum of its nodes' densities and their count, on
+  // this rank, then summed over the ranks.
+  std::vector<double> sums;
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     Device& d = device_[i];
     // The mass through the iolet in one step is the sum of its link values (kernels.hpp),
@@ -192,10 +199,16 @@ void IoletRuntime<Real>::monitor(StepContext& ctx) {
                      Gather<Real>{d.scratch.data(), fields.get<Real>("link_value").data(), d.link.data()},
                      "boundaries::gather");
     }
-    const double mass = exec::sum(run_.space, d.scratch.data(), d.links);
+    sums.push_back(exec::sum(run_.space, d.scratch.data(), d.links));
     exec::for_each(run_.space, {0, d.nodes}, Gather<Real>{d.scratch.data(), fields.get<Real>("density").data(), d.node.data()},
                    "boundaries::gather");
-    const double rho = exec::sum(run_.space, d.scratch.data(), d.nodes) / d.nodes;
+    sums.push_back(exec::sum(run_.space, d.scratch.data(), d.nodes));
+    sums.push_back(double(d.nodes));
+  }
+  run_.comm->sum(sums);
+  csv_.begin(ctx.step, ctx.time);
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    const double mass = sums[3 * i], rho = sums[3 * i + 1] / sums[3 * i + 2];
     const double flow = mass * run_.units.dx * run_.units.dx * run_.units.dx / run_.units.dt;  // m^3/s, inflow positive
     csv_.value(flow);
     csv_.value(run_.units.pressure_to_physical(rho));
@@ -212,7 +225,7 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
 
   std::string header;
   for (const IoletSpec& s : specs_) header += "," + s.name + "_flow_m3_per_s," + s.name + "_pressure_Pa";
-  csv_.open(st.output_dir, "iolets.csv", header);
+  csv_.open(st.comm, st.output_dir, "iolets.csv", header);
 
   // Before the collide-stream kernel: it reads the link values these write.
   st.scheduler.add(Phase::begin_step, "iolets", "boundaries", [this](StepContext& ctx) {

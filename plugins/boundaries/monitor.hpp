@@ -17,25 +17,38 @@ struct RunContext {
   std::uint32_t stride = 0;
   LatticeUnits units;
   std::int64_t check_every = 100;
-  static RunContext of(const SetupStage& st) { return {st.space, st.mesh.stride, st.units, st.check_every}; }
+  comm::Communicator* comm = nullptr;
+  static RunContext of(SetupStage& st) { return {st.space, st.mesh.stride, st.units, st.check_every, &st.comm}; }
   bool due(std::int64_t step) const { return step % check_every == 0; }
 };
 
-/// DIR/<name>: a header row, then one row per record, flushed as written.
+/// DIR/<name>: a header row, then one row per record, flushed as written. Every rank
+/// opens it and records (monitors sum their values over the ranks first); rank 0 alone
+/// writes the file.
 class MonitorCsv {
  public:
-  void open(const std::string& dir, const std::string& name, const std::string& header) {
+  void open(const comm::Communicator& comm, const std::string& dir, const std::string& name, const std::string& header) {
+    open_ = true;
+    if (comm.rank() != 0) return;
     path_ = (std::filesystem::path(dir) / name).string();
     out_ = std::make_unique<std::ofstream>(path_);
     if (!*out_) throw std::runtime_error("cannot write " + path_);
     *out_ << "step,time" << header << '\n';
   }
-  explicit operator bool() const { return out_ != nullptr; }
-  void begin(std::int64_t step, double time) { *out_ << step << ',' << fmt_g(time, 10); }
-  void value(double v) { *out_ << ',' << fmt_g(v, 10); }
-  void end() { *out_ << '\n' << std::flush; }
+  /// Whether the monitor records (on every rank, so all ranks take part in its sums).
+  explicit operator bool() const { return open_; }
+  void begin(std::int64_t step, double time) {
+    if (out_) *out_ << step << ',' << fmt_g(time, 10);
+  }
+  void value(double v) {
+    if (out_) *out_ << ',' << fmt_g(v, 10);
+  }
+  void end() {
+    if (out_) *out_ << '\n' << std::flush;
+  }
 
  private:
+  bool open_ = false;
   std::string path_;
   std::unique_ptr<std::ofstream> out_;
 };

@@ -95,7 +95,7 @@ void ObstacleForces<Real>::setup(SetupStage& st) {
   std::string header;
   for (std::size_t i = 0; i < obstacles_.size(); ++i)
     header += str(",obstacle", i, "_Fx_N,obstacle", i, "_Fy_N,obstacle", i, "_Fz_N");
-  csv_.open(st.output_dir, "forces.csv", header);
+  csv_.open(st.comm, st.output_dir, "forces.csv", header);
   st.scheduler.add(Phase::output, "obstacle_forces", "boundaries", [this](StepContext& ctx) { monitor(ctx); });
 }
 
@@ -105,15 +105,17 @@ void ObstacleForces<Real>::monitor(StepContext& ctx) {
   FieldRegistry& fields = *ctx.fields;
   // Lattice momentum per step -> N: rho_0 dx^4 / dt^2.
   const double to_newton = run_.units.density * std::pow(run_.units.dx, 4) / (run_.units.dt * run_.units.dt);
-  csv_.begin(ctx.step, ctx.time);
+  std::vector<double> force;  // this rank's links, then summed over the ranks
   for (Obstacle& o : obstacles_) {
     WallMomentum<Real> k{o.scratch.data(), o.link.data(), fields.get<std::uint32_t>("link_node").data(),
                          fields.get<std::uint8_t>("link_direction").data(), fields.get<Real>("link_value").data(),
                          fields.get<Real>("f").data(), run_.stride, o.count};
     exec::for_each(run_.space, {0, o.count}, k, "boundaries::wall_momentum");
-    for (int c = 0; c < 3; ++c)
-      csv_.value(exec::sum(run_.space, o.scratch.data() + std::size_t(c) * o.count, o.count) * to_newton);
+    for (int c = 0; c < 3; ++c) force.push_back(exec::sum(run_.space, o.scratch.data() + std::size_t(c) * o.count, o.count));
   }
+  run_.comm->sum(force);
+  csv_.begin(ctx.step, ctx.time);
+  for (double f : force) csv_.value(f * to_newton);
   csv_.end();
 }
 

@@ -22,6 +22,7 @@ class Solver {
   void setup(SetupStage& st) {
     space_ = st.space;
     nodes_ = st.mesh.num_nodes;
+    interior_ = st.mesh.num_interior;
     stride_ = st.mesh.stride;
     select_collision(st);
     block_size_ = static_cast<int>(st.config.integer("lb_bgk.block_size"));
@@ -47,8 +48,22 @@ class Solver {
     fields.declare_node_field<Real>("velocity", 3, "lb_bgk", "lattice velocity u (Guo half-force corrected)",
                                     Quantity::velocity);
 
-    st.scheduler.add(Phase::collide_interior, "collide_stream", "lb_bgk",
-                     [this, &fields](StepContext& ctx) { collide_stream(fields, ctx.moments_due, ctx.time); });
+    if (st.halo.active()) {
+      // HemeLB's order (halo_exchange.hpp): the edge nodes first, their values on the way
+      // while the interior updates. Each node's update reads only the last step's
+      // populations, so the split leaves every value bitwise as on one rank.
+      HaloExchange& halo = st.halo;
+      st.scheduler.add(Phase::collide_edge, "collide_stream_edge", "lb_bgk", [this, &fields](StepContext& ctx) {
+        collide_stream(fields, ctx.moments_due, ctx.time, {interior_, nodes_});
+      });
+      st.scheduler.add(Phase::halo_send, "halo_send", "lb_bgk",
+                       [&fields, &halo](StepContext&) { halo.start(fields.get<Real>("f_next")); });
+      st.scheduler.add(Phase::halo_receive, "halo_receive", "lb_bgk",
+                       [&fields, &halo](StepContext&) { halo.finish(fields.get<Real>("f_next")); });
+    }
+    st.scheduler.add(Phase::collide_interior, "collide_stream", "lb_bgk", [this, &fields](StepContext& ctx) {
+      collide_stream(fields, ctx.moments_due, ctx.time, {0, interior_});
+    });
     // Pointer swap, not a copy: the B set becomes the next step's A set.
     st.scheduler.add(Phase::end_step, "swap_populations", "lb_bgk",
                      [&fields](StepContext&) { fields.swap<Real>("f", "f_next"); });
@@ -59,12 +74,13 @@ class Solver {
     InitEquilibrium<Real> init{fields.get<Real>("f").data(), fields.get<Real>("density").data(),
                                fields.get<Real>("velocity").data(), u0_, stride_};
     exec::for_each(space_, {0, nodes_}, init, "lb_bgk::init_equilibrium");
+    st.halo.exchange(fields.get<Real>("f"));
     // The force-density field is optional: a particle plugin may declare it.
     has_force_ = fields.contains("force");
   }
 
  private:
-  void collide_stream(FieldRegistry& fields, bool moments, double time) {
+  void collide_stream(FieldRegistry& fields, bool moments, double time, exec::Range nodes) {
     auto& links = fields.get<Real>("link_value");
     // The force at the time of the moments this step computes (state after the step).
     const double wave = std::cos(force_omega_ * time);
@@ -82,7 +98,7 @@ class Solver {
                                                  collision,
                                                  stride_,
                                                  moments};
-      exec::for_each(space_, {0, nodes_}, k, "lb_bgk::collide_stream", block_size_);
+      exec::for_each(space_, nodes, k, "lb_bgk::collide_stream", block_size_);
     };
     std::visit(launch, collision_);
   }
@@ -108,7 +124,7 @@ class Solver {
   }
 
   exec::Space space_ = exec::Space::host;
-  std::uint32_t nodes_ = 0, stride_ = 0;
+  std::uint32_t nodes_ = 0, interior_ = 0, stride_ = 0;
   // The case's operator with its rates; the kernel is instantiated for each alternative.
   std::variant<phys::BgkCollision<Real>, phys::TrtCollision<Real>, phys::RegularizedCollision<Real>> collision_;
   double g0_[3] = {0, 0, 0}, g1_[3] = {0, 0, 0}, force_omega_ = 0.0;  // lattice units, rad/s

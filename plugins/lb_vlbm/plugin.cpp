@@ -95,8 +95,9 @@ class VlbmIn final : public Vlbm {
         .upload(share);
     scratch_ = exec::DeviceArray<Real>(st.space, m.num_nodes);
     check_every_ = st.check_every;
+    comm_ = &st.comm;
     csv_path_ = (std::filesystem::path(st.output_dir) / "vlbm.csv").string();
-    log::info(str("lb_vlbm: ", p.partial_cells(), " partial cells (0 < P < 1), ", count_,
+    log::info(str("lb_vlbm: ", p.partial_cells(), " partial cells (0 < P < 1), ", st.comm.sum(std::uint64_t(count_)),
                   " pulls from a more solid cell mixed with bounce-back"));
     // Before the collide-stream kernel, which reads the link values written here.
     st.scheduler.add(Phase::begin_step, "partial_volume_links", "lb_vlbm", [this](StepContext& ctx) {
@@ -117,7 +118,8 @@ class VlbmIn final : public Vlbm {
     CellParticles<Real> kernel{scratch_.data(), ctx.fields->get<Real>("fluid_share").data(),
                                ctx.fields->get<Real>("f").data(), stride_};
     exec::for_each(space_, {0, nodes_}, kernel, "lb_vlbm::cell_particles");
-    const double total = exec::sum(space_, scratch_.data(), nodes_);
+    const double total = comm_->sum(exec::sum(space_, scratch_.data(), nodes_));
+    if (comm_->rank() != 0) return;  // rank 0 writes
     if (!csv_) {
       csv_ = std::make_unique<std::ofstream>(csv_path_);
       if (!*csv_) throw std::runtime_error("cannot write " + csv_path_);
@@ -132,6 +134,7 @@ class VlbmIn final : public Vlbm {
   std::uint32_t count_ = 0, stride_ = 0, nodes_ = 0;
   exec::Space space_ = exec::Space::host;
   std::int64_t check_every_ = 100;
+  comm::Communicator* comm_ = nullptr;
   std::string csv_path_;
   std::unique_ptr<std::ofstream> csv_;
 };

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Same answer on any rank count (issue 11, must-have 3).
+
+Runs one scenario on one rank (no launcher) and with `mpirun -np N` for each N asked,
+on the CPU, and asserts:
+  1. population checksum (summary.json, keyed by global voxel, checksum.hpp): equal to
+     the one-rank run's, bitwise;
+  2. every field of every snapshot (fields/step_*.h5), matched node by node through the
+     voxel coordinates in fields/mesh.h5: bitwise equal;
+  3. probe CSVs: byte for byte equal (the owner rank's value, written by rank 0);
+  4. monitor CSVs (iolets.csv, forces.csv, vlbm.csv): equal to 1e-12 relative, since
+     their sums over links are added in another order on several ranks;
+  5. summary.json: `ranks` is N and the ranks' nodes add up to the fluid nodes.
+
+Scenarios (small, for 2 cores oversubscribed):
+  pipe      lb_bgk, walls, a Ladd velocity inlet, a Zou-He pressure outlet, probes, fields
+  vlbm      lb_vlbm (solid fractions), the same iolets, fp32, Morton order
+  periodic  a channel periodic in x and z (halos wrap across ranks), body force, TRT
+  sphere    Zou-He velocity inlet and pressure outlet, periodic sides, an obstacle (forces.csv)
+"""
+import argparse
+import csv
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "..", "..", "cases")
+
+SCENARIOS = {
+    "pipe": ("pipe_velocity.toml", ["--steps", "60", "--set", "lattice.dx=1e-3", "--set", "output.every=30",
+                                    "--set", "run.check_every=20", "--set",
+                                    'output.probe=[{name="axis", type="line", start=[-0.03,0.0,0.0], '
+                                    'end=[0.03,0.0,0.0], points=13, every=10}, {name="centre", type="point", '
+                                    'position=[0.0,0.001,0.0], every=5}]']),
+    "vlbm": ("pipe_velocity.toml", ["--steps", "40", "--set", "lattice.dx=1e-3", "--set", "output.every=20",
+                                    "--set", "run.check_every=20", "--set", "geometry.solid_fraction=true",
+                                    "--set", 'run.plugins=["lb_bgk","lb_vlbm","boundaries"]',
+                                    "--set", 'run.precision="fp32"', "--set", 'lattice.ordering="morton"']),
+    "periodic": ("poiseuille_channel.toml", ["--steps", "80", "--set", "geometry.size=[1.6e-3,8e-4,1.6e-3]",
+                                             "--set", "partition.brick=4", "--set", "output.every=40"]),
+    "sphere": ("sphere_drag.toml", ["--steps", "40", "--set", "lattice.dx=5e-4", "--set", "run.check_every=10",
+                                    "--set", "output.every=0", "--set", "partition.brick=6"]),
+}
+
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMP_NUM_THREADS": "1"}
+
+
+def run(cmd, out):
+    if os.path.isdir(out):
+        shutil.rmtree(out)
+    env = dict(os.environ, **MPI_ENV)
+    p = subprocess.run(cmd + ["--quiet", "--output", out], capture_output=True, text=True, env=env, timeout=600)
+    if p.returncode != 0:
+        print(p.stdout, p.stderr)
+        raise SystemExit(f"FAIL: {' '.join(cmd)} exited {p.returncode}")
+
+
+def summary(out):
+    import json
+    with open(os.path.join(out, "summary.json")) as f:
+        return json.load(f)
+
+
+def fields_by_voxel(out):
+    """{step file: {field: values ordered by voxel (k, j, i)}}"""
+    files = sorted(glob.glob(os.path.join(out, "fields", "step_*.h5")))
+    if not files:
+        return {}
+    with h5py.File(os.path.join(out, "fields", "mesh.h5")) as m:
+        v = m["voxel"][:]
+    order = np.lexsort((v[:, 0], v[:, 1], v[:, 2]))
+    result = {}
+    for path in files:
+        with h5py.File(path) as f:
+            result[os.path.basename(path)] = {k: f[k][:][order] for k in f.keys()}
+    return result
+
+
+def numbers(path):
+    with open(path) as f:
+        rows = list(csv.reader(f))
+    return rows[0], np.array([[float(x) for x in r] for r in rows[1:]])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hemoflow", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--scenario", required=True, choices=sorted(SCENARIOS))
+    ap.add_argument("--ranks", type=int, nargs="+", required=True)
+    ap.add_argument("--work", required=True)
+    a = ap.parse_args()
+    case, args = SCENARIOS[a.scenario]
+    base = [a.hemoflow, "run", os.path.join(CASES, case), *args]
+    one = os.path.join(a.work, f"{a.scenario}_1")
+    run(base, one)
+    ref = summary(one)
+    ref_fields = fields_by_voxel(one)
+    monitors = [os.path.basename(p) for p in glob.glob(os.path.join(one, "*.csv"))]
+    ok = True
+
+    def check(cond, msg):
+        nonlocal ok
+        print(("ok   " if cond else "FAIL ") + msg)
+        ok = ok and bool(cond)
+
+    for n in a.ranks:
+        out = os.path.join(a.work, f"{a.scenario}_{n}")
+        run([a.mpiexec, "-np", str(n)] + base, out)
+        s = summary(out)
+        check(s["population_checksum"] == ref["population_checksum"],
+              f"{a.scenario}, {n} ranks: checksum {s['population_checksum']} (1 rank: {ref['population_checksum']})")
+        check(s["ranks"] == n and s["fluid_nodes"] == ref["fluid_nodes"]
+              and sum(r["nodes"] for r in s["rank_reports"]) == ref["fluid_nodes"],
+              f"{a.scenario}, {n} ranks: summary says {s['ranks']} ranks holding {s['fluid_nodes']} nodes "
+              f"(imbalance {s['imbalance']:.3f})")
+        got = fields_by_voxel(out)
+        check(sorted(got) == sorted(ref_fields), f"{a.scenario}, {n} ranks: snapshots {sorted(got)}")
+        for step, fields in ref_fields.items():
+            same = step in got and all(np.array_equal(fields[k], got[step][k]) for k in fields)
+            check(same, f"{a.scenario}, {n} ranks: {step} bitwise equal to one rank's")
+        for name in monitors:
+            path = os.path.join(out, name)
+            if not os.path.exists(path):
+                check(False, f"{a.scenario}, {n} ranks: {name} missing")
+                continue
+            if name.startswith(("iolets", "forces", "vlbm")):
+                h1, v1 = numbers(os.path.join(one, name))
+                h2, v2 = numbers(path)
+                same = h1 == h2 and v1.shape == v2.shape and np.allclose(v1, v2, rtol=1e-12, atol=1e-300)
+                check(same, f"{a.scenario}, {n} ranks: {name} within 1e-12 of one rank's")
+            else:
+                with open(os.path.join(one, name), "rb") as f1, open(path, "rb") as f2:
+                    check(f1.read() == f2.read(), f"{a.scenario}, {n} ranks: probe {name} byte for byte")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
