@@ -53,6 +53,9 @@ class Communicator {
   /// receive buffers or reusing the send buffers. One exchange at a time.
   virtual void start_exchange(std::span<const Message> sends, std::span<const Message> receives) = 0;
   virtual void finish_exchange() = 0;
+  /// Drives the exchange on without blocking; true once every message of it is done (then
+  /// finish_exchange() returns at once). For polling while a GPU computes.
+  virtual bool test_exchange() = 0;
 
   /// Ends every rank's process with `code` after printing `message` (one rank's error
   /// must not leave the others waiting in a collective).

@@ -135,6 +135,14 @@ class Mpi final : public Communicator {
     check(code, "MPI_Waitall (halo exchange)");
   }
 
+  bool test_exchange() override {
+    if (requests_.empty()) return true;
+    int done = 0;
+    check(MPI_Testall(int(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall (halo exchange)");
+    if (done) requests_.clear();
+    return done != 0;
+  }
+
   [[noreturn]] void abort(int code, const std::string& message) override {
     std::fprintf(stderr, "error (rank %d of %d): %s\n", rank_, size_, message.c_str());
     std::fflush(nullptr);

@@ -42,6 +42,7 @@ class Serial final : public Communicator {
     pending_ = true;
   }
   void finish_exchange() override { pending_ = false; }
+  bool test_exchange() override { return true; }
 
   [[noreturn]] void abort(int code, const std::string& message) override {
     std::fprintf(stderr, "error: %s\n", message.c_str());

@@ -25,6 +25,7 @@ void copy_on_device(void*, const void*, std::size_t) { absent(); }
 void fill_zero(void*, std::size_t) { absent(); }
 void synchronize(const char*) {}
 void synchronize_compute(const char*) {}
+bool compute_idle() { return true; }
 void* allocate_pinned(std::size_t) { absent(); }
 void release_pinned(void*) noexcept {}
 AsyncDownload::AsyncDownload() { absent(); }

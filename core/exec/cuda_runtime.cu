@@ -82,6 +82,13 @@ void synchronize(const char* what) { check_cuda(cudaDeviceSynchronize(), what); 
 
 void synchronize_compute(const char* what) { check_cuda(cudaStreamSynchronize(0), what); }
 
+bool compute_idle() {
+  const cudaError_t e = cudaStreamQuery(0);
+  if (e == cudaErrorNotReady) return false;
+  check_cuda(e, "compute stream");
+  return true;
+}
+
 AsyncDownload::AsyncDownload() {
   cudaStream_t s = nullptr;
   cudaEvent_t e = nullptr;

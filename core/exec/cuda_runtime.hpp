@@ -40,6 +40,9 @@ void synchronize(const char* what);
 /// streams below; `what` names the work in the error if a kernel faulted.
 void synchronize_compute(const char* what);
 
+/// True when the compute stream has finished everything issued to it (no wait).
+bool compute_idle();
+
 /// Pinned host memory, for transfers that overlap with kernels.
 void* allocate_pinned(std::size_t bytes);
 void release_pinned(void* ptr) noexcept;

@@ -7,12 +7,12 @@ namespace hemo::exec {
 #if HEMO_HAVE_CUDA
 namespace cuda_detail {
 template <class T>
-void gather_rows(const T* src, std::size_t stride, int rows, const std::uint32_t* index, std::uint32_t count, T* out);
+void gather_rows(const T* src, std::size_t stride, RowList rows, const std::uint32_t* index, std::uint32_t count, T* out);
 }
 #endif
 
 template <class T>
-void gather_rows(Space space, const T* src, std::size_t stride, int rows, const std::uint32_t* index,
+void gather_rows(Space space, const T* src, std::size_t stride, RowList rows, const std::uint32_t* index,
                  std::uint32_t count, T* out) {
   if (count == 0) return;
   if (space == Space::cuda) {
@@ -24,11 +24,11 @@ void gather_rows(Space space, const T* src, std::size_t stride, int rows, const 
 #endif
   }
 #pragma omp parallel for schedule(static)
-  for (int r = 0; r < rows; ++r)
-    for (std::uint32_t i = 0; i < count; ++i) out[std::size_t(r) * count + i] = src[std::size_t(r) * stride + index[i]];
+  for (int r = 0; r < rows.count; ++r)
+    for (std::uint32_t i = 0; i < count; ++i) out[std::size_t(r) * count + i] = src[std::size_t(rows.row[r]) * stride + index[i]];
 }
 
-template void gather_rows<float>(Space, const float*, std::size_t, int, const std::uint32_t*, std::uint32_t, float*);
-template void gather_rows<double>(Space, const double*, std::size_t, int, const std::uint32_t*, std::uint32_t, double*);
+template void gather_rows<float>(Space, const float*, std::size_t, RowList, const std::uint32_t*, std::uint32_t, float*);
+template void gather_rows<double>(Space, const double*, std::size_t, RowList, const std::uint32_t*, std::uint32_t, double*);
 
 }  // namespace hemo::exec

@@ -1,12 +1,32 @@
 #include "core/fields/halo_exchange.hpp"
 
+#include <bit>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
-#include "core/exec/gather.hpp"
-
 namespace hemo {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+double since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
+
+exec::RowList rows_of(HaloRows which, int components, std::uint32_t directions) {
+  exec::RowList r;
+  for (int c = 0; c < components; ++c)
+    if (which == HaloRows::all || (directions & (1u << c))) r.add(c);
+  return r;
+}
+
+void release(unsigned char* b, exec::Space space) {
+  if (!b) return;
+  if (space == exec::Space::cuda) exec::cuda::release_pinned(b);
+  else std::free(b);
+}
+
+}  // namespace
 
 HaloExchange::HaloExchange(comm::Communicator& comm, const mesh::SparseMesh& mesh, exec::Space space)
     : comm_(comm), mesh_(mesh), space_(space) {
@@ -16,70 +36,82 @@ HaloExchange::HaloExchange(comm::Communicator& comm, const mesh::SparseMesh& mes
     p.sends = static_cast<std::uint32_t>(h.send.size());
     p.receive_begin = h.receive_begin;
     p.receives = h.receive_count;
+    p.send_directions = h.send_directions;
+    p.receive_directions = h.receive_directions;
     p.send_nodes = exec::to_device(space, h.send);
-    p.send_offset = send_nodes_;
-    p.receive_offset = receive_nodes_;
-    send_nodes_ += p.sends;
-    receive_nodes_ += p.receives;
     peers_.push_back(std::move(p));
   }
+  if (space == exec::Space::cuda && !peers_.empty()) download_ = std::make_unique<exec::cuda::AsyncDownload>();
 }
 
 HaloExchange::~HaloExchange() {
-  if (in_flight_) {
+  if (posted_) {
     try {
       comm_.finish_exchange();
     } catch (...) {
     }
   }
-  for (unsigned char* b : {send_host_, receive_host_}) {
-    if (!b) continue;
-    if (space_ == exec::Space::cuda) exec::cuda::release_pinned(b);
-    else std::free(b);
-  }
+  download_.reset();
+  release(send_host_, space_);
+  release(receive_host_, space_);
 }
 
-std::uint64_t HaloExchange::bytes_sent(int components, std::size_t value_bytes) const {
-  return send_nodes_ * std::uint64_t(components) * value_bytes;
+void HaloExchange::reserve(std::size_t send_bytes, std::size_t receive_bytes) {
+  auto grow = [&](unsigned char*& b, std::size_t& capacity, std::size_t bytes) {
+    if (bytes <= capacity) return;
+    release(b, space_);
+    b = static_cast<unsigned char*>(space_ == exec::Space::cuda ? exec::cuda::allocate_pinned(bytes)
+                                                                 : std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+    if (!b) throw std::bad_alloc();
+    capacity = bytes;
+  };
+  const std::size_t old_send = send_capacity_;
+  grow(send_host_, send_capacity_, send_bytes);
+  grow(receive_host_, receive_capacity_, receive_bytes);
+  if (space_ == exec::Space::cuda && send_capacity_ != old_send)
+    send_device_ = exec::DeviceArray<unsigned char>(space_, send_capacity_);
 }
 
-void HaloExchange::reserve(std::size_t bytes_per_node) {
-  if (bytes_per_node <= bytes_per_node_) return;
-  for (unsigned char** b : {&send_host_, &receive_host_}) {
-    if (*b) {
-      if (space_ == exec::Space::cuda) exec::cuda::release_pinned(*b);
-      else std::free(*b);
-    }
-    const std::size_t bytes = (b == &send_host_ ? send_nodes_ : receive_nodes_) * bytes_per_node + 64;
-    *b = static_cast<unsigned char*>(space_ == exec::Space::cuda ? exec::cuda::allocate_pinned(bytes)
-                                                                  : std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-    if (!*b) throw std::bad_alloc();
-  }
-  if (space_ == exec::Space::cuda) send_device_ = exec::DeviceArray<unsigned char>(space_, send_nodes_ * bytes_per_node + 64);
-  bytes_per_node_ = bytes_per_node;
+void HaloExchange::post() {
+  comm_.start_exchange(sends_, receives_);
+  posted_ = true;
 }
 
 template <class T>
-void HaloExchange::start(Field<T>& field) {
+void HaloExchange::start(Field<T>& field, HaloRows which) {
   if (!active()) return;
   if (in_flight_) throw std::logic_error("halo exchange: start() while another exchange is in flight");
-  const int rows = field.components();
-  const std::size_t per_node = std::size_t(rows) * sizeof(T);
-  reserve(per_node);
-  // Pack: each peer's values as rows x nodes, peers one after the other.
+  // Layout: each peer's values as rows x nodes, peers one after the other.
+  std::size_t send_bytes = 0, receive_bytes = 0;
+  for (Peer& p : peers_) {
+    p.send_rows = rows_of(which, field.components(), p.send_directions);
+    p.receive_rows = rows_of(which, field.components(), p.receive_directions);
+    p.send_offset = send_bytes;
+    p.receive_offset = receive_bytes;
+    send_bytes += std::size_t(p.send_rows.count) * p.sends * sizeof(T);
+    receive_bytes += std::size_t(p.receive_rows.count) * p.receives * sizeof(T);
+  }
+  reserve(send_bytes, receive_bytes);
+  send_bytes_ = send_bytes;
+  last_bytes_sent_ = send_bytes;
   unsigned char* packed = space_ == exec::Space::cuda ? send_device_.data() : send_host_;
   for (Peer& p : peers_)
-    exec::gather_rows(space_, field.data(), field.stride(), rows, p.send_nodes.data(), p.sends,
-                      reinterpret_cast<T*>(packed + p.send_offset * per_node));
-  if (space_ == exec::Space::cuda) exec::cuda::copy_to_host(send_host_, send_device_.data(), send_nodes_ * per_node);
+    exec::gather_rows(space_, field.data(), field.stride(), p.send_rows, p.send_nodes.data(), p.sends,
+                      reinterpret_cast<T*>(packed + p.send_offset));
   sends_.clear();
   receives_.clear();
   for (Peer& p : peers_) {
-    sends_.push_back({p.rank, 0, {send_host_ + p.send_offset * per_node, p.sends * per_node}});
-    receives_.push_back({p.rank, 0, {receive_host_ + p.receive_offset * per_node, p.receives * per_node}});
+    sends_.push_back({p.rank, 0, {send_host_ + p.send_offset, std::size_t(p.send_rows.count) * p.sends * sizeof(T)}});
+    receives_.push_back(
+        {p.rank, 0, {receive_host_ + p.receive_offset, std::size_t(p.receive_rows.count) * p.receives * sizeof(T)}});
   }
-  comm_.start_exchange(sends_, receives_);
   in_flight_ = true;
+  if (space_ == exec::Space::cuda) {
+    // On a copy stream, after the packing kernel; the caller goes on queueing the interior.
+    download_->copy(send_host_, send_device_.data(), send_bytes);
+  } else {
+    post();
+  }
 }
 
 template <class T>
@@ -87,23 +119,44 @@ void HaloExchange::finish(Field<T>& field) {
   if (!active()) return;
   if (!in_flight_) throw std::logic_error("halo exchange: finish() without start()");
   in_flight_ = false;
-  comm_.finish_exchange();
-  const int rows = field.components();
-  const std::size_t per_node = std::size_t(rows) * sizeof(T);
+  if (space_ == exec::Space::cuda) {
+    download_->wait();  // the edge values are on the host (the interior kernel still runs)
+    post();
+    // Drive the messages while the GPU works; what remains once it is idle is exposed.
+    bool gpu_done = false, messages_done = false;
+    clock::time_point idle_since{};
+    while (!(gpu_done && messages_done)) {
+      if (!messages_done) messages_done = comm_.test_exchange();
+      if (!gpu_done && exec::cuda::compute_idle()) {
+        gpu_done = true;
+        idle_since = clock::now();
+      }
+    }
+    comm_.finish_exchange();
+    posted_ = false;
+    wait_seconds_ += since(idle_since);
+  } else {
+    const auto t0 = clock::now();
+    comm_.finish_exchange();
+    posted_ = false;
+    wait_seconds_ += since(t0);
+  }
   // The halo nodes of one peer are contiguous: each row is one copy.
+  const auto t0 = clock::now();
   for (const Peer& p : peers_) {
-    const T* in = reinterpret_cast<const T*>(receive_host_ + p.receive_offset * per_node);
-    for (int r = 0; r < rows; ++r) {
-      T* dst = field.component(r) + p.receive_begin;
+    const T* in = reinterpret_cast<const T*>(receive_host_ + p.receive_offset);
+    for (int r = 0; r < p.receive_rows.count; ++r) {
+      T* dst = field.component(p.receive_rows.row[r]) + p.receive_begin;
       const T* src = in + std::size_t(r) * p.receives;
       if (space_ == exec::Space::cuda) exec::cuda::copy_to_device(dst, src, p.receives * sizeof(T));
       else std::memcpy(dst, src, p.receives * sizeof(T));
     }
   }
+  if (space_ == exec::Space::cuda) wait_seconds_ += since(t0);
 }
 
-template void HaloExchange::start<float>(Field<float>&);
-template void HaloExchange::start<double>(Field<double>&);
+template void HaloExchange::start<float>(Field<float>&, HaloRows);
+template void HaloExchange::start<double>(Field<double>&, HaloRows);
 template void HaloExchange::finish<float>(Field<float>&);
 template void HaloExchange::finish<double>(Field<double>&);
 

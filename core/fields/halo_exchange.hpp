@@ -6,17 +6,26 @@
 //   collide_interior  update the interior nodes while the messages fly;
 //   halo_receive      finish(field): wait, place the arrived values in the halo nodes.
 // What goes where comes from the mesh's halo plan (SparseMesh::halo). On CUDA, values are
-// packed on the device and staged through pinned host buffers (no CUDA-aware MPI yet).
+// packed on the device and downloaded into pinned host memory on a copy stream while the
+// interior is updated; finish() posts the messages and polls them while the GPU still
+// computes, then uploads the halo (no CUDA-aware MPI yet). On the host, start() posts.
 // With one rank there is nothing to exchange and every call returns at once.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/comm/communicator.hpp"
 #include "core/exec/device_array.hpp"
+#include "core/exec/gather.hpp"
 #include "core/fields/field_registry.hpp"
 #include "core/mesh/sparse_mesh.hpp"
 
 namespace hemo {
+
+/// Which rows of a field to exchange: all of them, or (for D3Q19 populations) only the
+/// directions a pull across the interface reads (SparseMesh::HaloNeighbour): 5 of 19
+/// across a plane.
+enum class HaloRows { all, crossing_directions };
 
 class HaloExchange {
  public:
@@ -32,40 +41,49 @@ class HaloExchange {
   /// Packs every component of the field at each neighbour's send nodes and posts the
   /// messages. The field's values at the send nodes must be final.
   template <class T>
-  void start(Field<T>& field);
+  void start(Field<T>& field, HaloRows rows = HaloRows::all);
   /// Waits for the messages of start() and writes the values into the halo nodes.
   template <class T>
   void finish(Field<T>& field);
   template <class T>
-  void exchange(Field<T>& field) {
-    start(field);
+  void exchange(Field<T>& field, HaloRows rows = HaloRows::all) {
+    start(field, rows);
     finish(field);
   }
 
-  /// Bytes one exchange of a field of `components` values of `value_bytes` sends from this rank.
-  std::uint64_t bytes_sent(int components, std::size_t value_bytes) const;
+  /// Bytes of values the last exchange sent from this rank.
+  std::uint64_t last_bytes_sent() const { return last_bytes_sent_; }
+  /// Seconds this rank waited on the exchange with nothing left to compute: after the GPU
+  /// had finished the interior (CUDA), or in the wait for the messages (host). The
+  /// exposed communication time, summed over exchanges.
+  double wait_seconds() const { return wait_seconds_; }
 
  private:
   struct Peer {
     int rank = 0;
     std::uint32_t sends = 0, receive_begin = 0, receives = 0;
+    std::uint32_t send_directions = 0, receive_directions = 0;
     exec::DeviceArray<std::uint32_t> send_nodes;  // in the run's space
+    exec::RowList send_rows, receive_rows;        // of the exchange in flight
     std::size_t send_offset = 0, receive_offset = 0;  // bytes into the staging buffers
   };
-  void reserve(std::size_t bytes_per_node);
-  unsigned char* host_buffer(bool send) { return send ? send_host_ : receive_host_; }
+  void reserve(std::size_t send_bytes, std::size_t receive_bytes);
+  void post();
 
   comm::Communicator& comm_;
   const mesh::SparseMesh& mesh_;
   exec::Space space_;
   std::vector<Peer> peers_;
-  std::uint64_t send_nodes_ = 0, receive_nodes_ = 0;
-  std::size_t bytes_per_node_ = 0;                 // of the buffers allocated now
+  std::size_t send_capacity_ = 0, receive_capacity_ = 0;  // bytes of the buffers now
+  std::size_t send_bytes_ = 0;                     // of the exchange in flight
   unsigned char* send_host_ = nullptr;             // pinned on CUDA
   unsigned char* receive_host_ = nullptr;
   exec::DeviceArray<unsigned char> send_device_;   // CUDA: packed values before the download
+  std::unique_ptr<exec::cuda::AsyncDownload> download_;
   std::vector<comm::Message> sends_, receives_;
-  bool in_flight_ = false;
+  bool in_flight_ = false, posted_ = false;
+  std::uint64_t last_bytes_sent_ = 0;
+  double wait_seconds_ = 0.0;
 };
 
 }  // namespace hemo

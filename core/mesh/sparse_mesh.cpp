@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 
@@ -96,6 +97,7 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
   //    by it: the same pass finds what to send and what will arrive.
   std::vector<std::uint8_t> edge(owned.size(), 0);
   std::vector<std::pair<int, std::uint64_t>> halo_voxels, send_voxels;  // (rank, voxel)
+  std::map<int, std::uint32_t> pulled;  // per rank, the directions this rank pulls from it (bit q)
   if (part) {
     for (std::size_t n = 0; n < owned.size(); ++n) {
       const auto x = coords(owned[n]);
@@ -105,6 +107,7 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
         const int r = part->owner(y[0], y[1], y[2]);
         if (r == part->rank) continue;
         edge[n] = 1;
+        pulled[r] |= 1u << q;
         halo_voxels.emplace_back(r, static_cast<std::uint64_t>(vox.index(y[0], y[1], y[2])));
         send_voxels.emplace_back(r, owned[n]);
       }
@@ -235,6 +238,12 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
     HaloNeighbour nb;
     nb.rank = r;
     for (; s < send_voxels.size() && send_voxels[s].first == r; ++s) nb.send.push_back(node_of_voxel[send_voxels[s].second]);
+    for (int q = 1; q < d3q19::Q; ++q)
+      if (pulled[r] & (1u << q)) {
+        // This rank pulls q from r; by symmetry r pulls opposite(q) from this rank.
+        nb.receive_directions |= 1u << q;
+        nb.send_directions |= 1u << d3q19::opposite(q);
+      }
     nb.receive_begin = static_cast<std::uint32_t>(m.num_nodes + h);
     for (; h < halo_voxels.size() && halo_voxels[h].first == r; ++h) ++nb.receive_count;
     if (nb.send.empty() || nb.receive_count == 0)

@@ -48,6 +48,9 @@ struct HaloNeighbour {
   int rank = 0;
   std::vector<std::uint32_t> send;
   std::uint32_t receive_begin = 0, receive_count = 0;
+  /// The directions q (bit q) that cross to and from this neighbour: the populations a
+  /// pull across the interface reads. A plane between two ranks needs 5 of the 19.
+  std::uint32_t send_directions = 0, receive_directions = 0;
 };
 
 /// What plugins ask of the mesh before it is built.

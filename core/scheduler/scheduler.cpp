@@ -24,8 +24,8 @@ const char* to_string(Phase p) {
   return "?";
 }
 
-void Scheduler::add(Phase phase, std::string name, std::string owner, Action action) {
-  entries_.push_back({phase, std::move(name), std::move(owner), std::move(action)});
+void Scheduler::add(Phase phase, std::string name, std::string owner, Action action, Sync sync) {
+  entries_.push_back({phase, std::move(name), std::move(owner), std::move(action), sync});
   sorted_ = false;
 }
 
@@ -40,7 +40,7 @@ void Scheduler::run_step(StepContext& ctx) {
   for (Entry& e : entries_) {
     const auto t0 = clock::now();
     e.action(ctx);
-    if (fence_) fence_(e.name);
+    if (fence_ && e.sync == Sync::fenced) fence_(e.name);
     e.seconds += std::chrono::duration<double>(clock::now() - t0).count();
     ++e.calls;
   }

@@ -57,7 +57,12 @@ class Scheduler {
   using Fence = std::function<void(const std::string&)>;
   explicit Scheduler(Fence fence = {}) : fence_(std::move(fence)) {}
 
-  void add(Phase phase, std::string name, std::string owner, Action action);
+  /// fenced: the fence runs after the action (its time includes its device work).
+  /// overlapped: no fence, so device work it queues may run on while later actions start
+  /// (the halo exchange overlapping the interior); its time is then that of the host
+  /// work only, and its device work is timed by the next fenced action.
+  enum class Sync { fenced, overlapped };
+  void add(Phase phase, std::string name, std::string owner, Action action, Sync sync = Sync::fenced);
   void run_step(StepContext& ctx);
 
   struct Timing {
@@ -78,6 +83,7 @@ class Scheduler {
     Phase phase;
     std::string name, owner;
     Action action;
+    Sync sync = Sync::fenced;
     double seconds = 0.0;
     std::int64_t calls = 0;
   };

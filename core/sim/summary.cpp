@@ -61,6 +61,7 @@ std::string RunSummary::to_json() const {
       j.key("halo_nodes").value(r.halo_nodes);
       j.key("neighbours").value(r.neighbours);
       j.key("halo_bytes_per_step").value(r.halo_bytes_per_step);
+      j.key("halo_wait_seconds").value(r.halo_wait_seconds);
       j.key("phase_seconds").begin_object();
       for (const auto& [phase, sec] : r.phase_seconds) j.key(phase).value(sec);
       j.end_object();

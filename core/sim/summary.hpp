@@ -43,6 +43,7 @@ struct RunSummary {
   struct Rank {
     std::uint64_t nodes = 0, edge_nodes = 0, halo_nodes = 0, neighbours = 0;
     std::uint64_t halo_bytes_per_step = 0;  // populations sent per step
+    double halo_wait_seconds = 0.0;         // exposed halo time (HaloExchange::wait_seconds)
     std::vector<std::pair<std::string, double>> phase_seconds;
   };
   std::vector<Rank> rank_reports;

@@ -56,15 +56,15 @@ std::uint64_t Simulation::population_checksum() const {
 void Simulation::report_ranks() {
   const int ranks = comm_->size();
   if (ranks == 1) return;
-  constexpr int phases = int(Phase::count), fixed = 5, width = fixed + phases;
+  constexpr int phases = int(Phase::count), fixed = 6, width = fixed + phases;
   std::vector<double> all(std::size_t(ranks) * width, 0.0);  // each rank fills its slot; the sum is exact
   double* mine = all.data() + std::size_t(comm_->rank()) * width;
-  const std::size_t value_bytes = precision_ == Precision::fp32 ? 4 : 8;
   mine[0] = mesh_.num_nodes;
   mine[1] = mesh_.num_nodes - mesh_.num_interior;
   mine[2] = mesh_.num_halo;
   mine[3] = double(mesh_.halo.size());
-  mine[4] = double(mesh_.halo_send_nodes() * 19 * value_bytes);
+  mine[4] = double(halo_->last_bytes_sent());
+  mine[5] = halo_->wait_seconds();
   for (const Scheduler::Timing& t : scheduler_->timings()) mine[fixed + int(t.phase)] += t.seconds;
   comm_->sum(all);
   summary_.rank_reports.clear();
@@ -77,6 +77,7 @@ void Simulation::report_ranks() {
     rep.halo_nodes = std::uint64_t(v[2]);
     rep.neighbours = std::uint64_t(v[3]);
     rep.halo_bytes_per_step = std::uint64_t(v[4]);
+    rep.halo_wait_seconds = v[5];
     for (int p = 0; p < phases; ++p)
       if (v[fixed + p] > 0.0) rep.phase_seconds.emplace_back(to_string(Phase(p)), v[fixed + p]);
     largest = std::max(largest, v[0]);

@@ -48,22 +48,31 @@ class Solver {
     fields.declare_node_field<Real>("velocity", 3, "lb_bgk", "lattice velocity u (Guo half-force corrected)",
                                     Quantity::velocity);
 
+    // Without a halo the one action is fenced as usual. With one, the edge update, the
+    // packing and the interior update are queued without waiting (on the GPU the
+    // interior runs while the halo is downloaded and sent); halo_receive waits for all.
+    const Scheduler::Sync interior_sync = st.halo.active() ? Scheduler::Sync::overlapped : Scheduler::Sync::fenced;
     if (st.halo.active()) {
       // HemeLB's order (halo_exchange.hpp): the edge nodes first, their values on the way
       // while the interior updates. Each node's update reads only the last step's
-      // populations, so the split leaves every value bitwise as on one rank.
+      // populations, so the split leaves every value bitwise as on one rank. Only the
+      // populations that cross an interface travel.
       HaloExchange& halo = st.halo;
-      st.scheduler.add(Phase::collide_edge, "collide_stream_edge", "lb_bgk", [this, &fields](StepContext& ctx) {
-        collide_stream(fields, ctx.moments_due, ctx.time, {interior_, nodes_});
-      });
-      st.scheduler.add(Phase::halo_send, "halo_send", "lb_bgk",
-                       [&fields, &halo](StepContext&) { halo.start(fields.get<Real>("f_next")); });
+      st.scheduler.add(
+          Phase::collide_edge, "collide_stream_edge", "lb_bgk",
+          [this, &fields](StepContext& ctx) { collide_stream(fields, ctx.moments_due, ctx.time, {interior_, nodes_}); },
+          Scheduler::Sync::overlapped);
+      st.scheduler.add(
+          Phase::halo_send, "halo_send", "lb_bgk",
+          [&fields, &halo](StepContext&) { halo.start(fields.get<Real>("f_next"), HaloRows::crossing_directions); },
+          Scheduler::Sync::overlapped);
       st.scheduler.add(Phase::halo_receive, "halo_receive", "lb_bgk",
                        [&fields, &halo](StepContext&) { halo.finish(fields.get<Real>("f_next")); });
     }
-    st.scheduler.add(Phase::collide_interior, "collide_stream", "lb_bgk", [this, &fields](StepContext& ctx) {
-      collide_stream(fields, ctx.moments_due, ctx.time, {0, interior_});
-    });
+    st.scheduler.add(
+        Phase::collide_interior, "collide_stream", "lb_bgk",
+        [this, &fields](StepContext& ctx) { collide_stream(fields, ctx.moments_due, ctx.time, {0, interior_}); },
+        interior_sync);
     // Pointer swap, not a copy: the B set becomes the next step's A set.
     st.scheduler.add(Phase::end_step, "swap_populations", "lb_bgk",
                      [&fields](StepContext&) { fields.swap<Real>("f", "f_next"); });
@@ -74,7 +83,7 @@ class Solver {
     InitEquilibrium<Real> init{fields.get<Real>("f").data(), fields.get<Real>("density").data(),
                                fields.get<Real>("velocity").data(), u0_, stride_};
     exec::for_each(space_, {0, nodes_}, init, "lb_bgk::init_equilibrium");
-    st.halo.exchange(fields.get<Real>("f"));
+    st.halo.exchange(fields.get<Real>("f"), HaloRows::crossing_directions);
     // The force-density field is optional: a particle plugin may declare it.
     has_force_ = fields.contains("force");
   }
