@@ -53,15 +53,50 @@ def comm_share(s):
     return max((r.get("halo_wait_seconds", 0.0) / wall for r in s.get("rank_reports", [])), default=0.0) if wall else 0.0
 
 
+def write_report(d, docs):
+    """docs/scaling.md from the numbers of one measurement (scaling.json)."""
+    n, checks, rows = d["gpus"], d["checks"], d["runs"]
+    L = ["# Scaling on several GPUs", "",
+         f"Measured {d['date']} at commit {d['commit']} by `tools/bench/scaling.py --gpus {n} --steps {d['steps']}` on "
+         f"{n} x {d['device']}, one MPI rank per GPU (Open MPI from the bundle, no CUDA-aware MPI: halos are packed on "
+         f"the GPU, downloaded to pinned host memory while the interior updates, and sent by MPI). Copy bandwidth of one "
+         f"GPU (hemo_membw): {d['copy_bandwidth_gbs']:.0f} GB/s. Bytes per update: 38 populations + 18 neighbour "
+         "indices (224 B in fp32); the fraction is of the copy bandwidth of all GPUs used. "
+         "Regenerate this page from scaling.json with `tools/bench/scaling.py --report docs/scaling.json`.", "",
+         "## Same answer", ""]
+    for c in checks:
+        L.append(f"- {c['what']}: {c['one']} and {c['many']}: **{'equal' if c['equal'] else 'DIFFERENT'}**")
+    L += ["", "## Runs", "",
+          "| kind | case | GPUs | fluid nodes | precision | MLUPS | efficiency | bandwidth fraction | exposed halo wait (worst rank) | halo MB/step (all ranks) | imbalance |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        eff = f"{100 * r['efficiency']:.1f}%" if "efficiency" in r else "-"
+        L.append(f"| {r['kind']} | {r['case']} | {r['ranks']} | {r['nodes']:,} | {r['precision']} | {r['mlups']:.0f} | {eff} | "
+                 f"{100 * r['bandwidth_fraction']:.1f}% | {100 * r['comm_share']:.1f}% | "
+                 f"{r['halo_bytes_per_step'] / 1e6:.2f} | {r['imbalance']:.3f} |")
+    L += ["", "Efficiency: MLUPS on N GPUs over N times MLUPS on one (weak: one GPU with the same nodes per GPU).",
+          "Exposed halo wait: the time a rank waited for its messages after the GPU had finished the interior, plus "
+          "the upload of the halo, over the run's wall time (summary.json rank_reports). Only the populations that "
+          "cross an interface travel (5 of 19 across a plane).", ""]
+    with open(os.path.join(docs, "scaling.md"), "w") as f:
+        f.write("\n".join(L))
+    print("\n".join(L))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
+    ap.add_argument("--build")
     ap.add_argument("--mpiexec", default="mpirun")
     ap.add_argument("--gpus", type=int, default=2)
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--work", default="/tmp/hemo_scaling")
     ap.add_argument("--docs", default=os.path.join(ROOT, "docs"))
+    ap.add_argument("--report", help="only rewrite scaling.md (next to it) from this scaling.json")
     a = ap.parse_args()
+    if a.report:
+        with open(a.report) as f:
+            write_report(json.load(f), os.path.dirname(os.path.abspath(a.report)))
+        return 0
     n = a.gpus
     commit = os.environ.get("HEMO_COMMIT", "unknown")
     bw = json.loads(subprocess.run([os.path.join(a.build, "bin", "hemo_membw"), "--backend", "cuda"],
@@ -99,34 +134,11 @@ def main():
                ["--set", f"geometry.size=[{n}.0e-3,1.0e-3,1.0e-3]"])
     w["efficiency"] = w["mlups"] / (n * one["mlups"])
 
-    date = datetime.date.today().isoformat()
+    data = {"date": datetime.date.today().isoformat(), "commit": commit, "device": device, "copy_bandwidth_gbs": copy_bw,
+            "gpus": n, "steps": a.steps, "checks": checks, "runs": rows}
     with open(os.path.join(a.docs, "scaling.json"), "w") as f:
-        json.dump({"date": date, "commit": commit, "device": device, "copy_bandwidth_gbs": copy_bw, "gpus": n,
-                   "steps": a.steps, "checks": checks, "runs": rows}, f, indent=1)
-    L = ["# Scaling on several GPUs", "",
-         f"Measured {date} at commit {commit} by `tools/bench/scaling.py --gpus {n} --steps {a.steps}` on {n} x "
-         f"{device}, one MPI rank per GPU (Open MPI from the bundle, no CUDA-aware MPI: halos are packed on the GPU, "
-         f"copied to pinned host memory and sent by MPI). Copy bandwidth of one GPU (hemo_membw): "
-         f"{copy_bw:.0f} GB/s. Bytes per update: 38 populations + 18 neighbour indices (224 B in fp32); the fraction "
-         "is of the copy bandwidth of all GPUs used.", "",
-         "## Same answer", ""]
-    for c in checks:
-        L.append(f"- {c['what']}: {c['one']} and {c['many']}: **{'equal' if c['equal'] else 'DIFFERENT'}**")
-    L += ["", "## Runs", "",
-          "| kind | case | GPUs | fluid nodes | precision | MLUPS | efficiency | bandwidth fraction | exposed halo wait (worst rank) | halo MB/step (all ranks) | imbalance |",
-          "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        eff = f"{100 * r['efficiency']:.1f}%" if "efficiency" in r else "-"
-        L.append(f"| {r['kind']} | {r['case']} | {r['ranks']} | {r['nodes']:,} | {r['precision']} | {r['mlups']:.0f} | {eff} | "
-                 f"{100 * r['bandwidth_fraction']:.1f}% | {100 * r['comm_share']:.1f}% | "
-                 f"{r['halo_bytes_per_step'] / 1e6:.2f} | {r['imbalance']:.3f} |")
-    L += ["", "Efficiency: MLUPS on N GPUs over N times MLUPS on one (weak: one GPU with the same nodes per GPU).",
-          "Exposed halo wait: the time a rank waited for its messages after the GPU had finished the interior, plus "
-          "the upload of the halo, over the run's wall time (summary.json rank_reports). Only the populations that "
-          "cross an interface travel (5 of 19 across a plane).", ""]
-    with open(os.path.join(a.docs, "scaling.md"), "w") as f:
-        f.write("\n".join(L))
-    print("\n".join(L))
+        json.dump(data, f, indent=1)
+    write_report(data, a.docs)
     return 0 if all(c["equal"] for c in checks) else 1
 
 
