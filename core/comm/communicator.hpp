@@ -9,6 +9,7 @@
 // Everything here is host memory; GPU halos are staged through pinned buffers by the
 // caller (or passed as device pointers to a CUDA-aware MPI, later).
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -68,6 +69,15 @@ class Communicator {
   std::uint64_t sum(std::uint64_t value) {
     sum(std::span<std::uint64_t>(&value, 1));
     return value;
+  }
+  /// gather() of typed values: every rank's values in rank order on `root`.
+  template <class T>
+  std::vector<T> gather(std::span<const T> mine, int root) {
+    std::vector<unsigned char> bytes;
+    gather({reinterpret_cast<const unsigned char*>(mine.data()), mine.size_bytes()}, bytes, root);
+    std::vector<T> all(bytes.size() / sizeof(T));
+    if (!bytes.empty()) std::memcpy(all.data(), bytes.data(), bytes.size());
+    return all;
   }
   double max(double value) {
     max(std::span<double>(&value, 1));

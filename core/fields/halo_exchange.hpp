@@ -36,7 +36,6 @@ class HaloExchange {
 
   /// True when this rank has neighbour ranks.
   bool active() const { return !mesh_.halo.empty(); }
-  comm::Communicator& comm() { return comm_; }
 
   /// Packs every component of the field at each neighbour's send nodes and posts the
   /// messages. The field's values at the send nodes must be final.

@@ -103,7 +103,7 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
       const auto x = coords(owned[n]);
       for (int q = 1; q < d3q19::Q; ++q) {
         const auto y = upstream(x, q);
-        if (!vox.inside_box(y[0], y[1], y[2]) || !vox.is_fluid(y[0], y[1], y[2])) continue;
+        if (!vox.is_fluid(y[0], y[1], y[2])) continue;
         const int r = part->owner(y[0], y[1], y[2]);
         if (r == part->rank) continue;
         edge[n] = 1;
@@ -285,12 +285,6 @@ std::optional<std::uint32_t> SparseMesh::nearest(const std::array<double, 3>& p,
         }
       }
   return best;
-}
-
-std::uint64_t SparseMesh::halo_send_nodes() const {
-  std::uint64_t n = 0;
-  for (const HaloNeighbour& h : halo) n += h.send.size();
-  return n;
 }
 
 std::size_t SparseMesh::bytes() const {

@@ -110,8 +110,6 @@ class SparseMesh {
   std::uint64_t voxel_index(std::uint32_t node) const {
     return std::uint64_t(i[node]) + std::uint64_t(dims[0]) * (std::uint64_t(j[node]) + std::uint64_t(dims[1]) * std::uint64_t(k[node]));
   }
-  /// Halo values exchanged per step, in nodes: sent and received.
-  std::uint64_t halo_send_nodes() const;
   /// Owned node at voxel (i, j, k), if that voxel is fluid and this rank owns it.
   std::optional<std::uint32_t> find(int vi, int vj, int vk) const;
   /// The owned fluid node nearest to a point (m), searching the voxels within

@@ -13,23 +13,27 @@
 
 namespace hemo::partition {
 
-BrickGrid make_bricks(std::array<int, 3> dims, std::span<const std::int32_t> i, std::span<const std::int32_t> j,
-                      std::span<const std::int32_t> k, int edge) {
+namespace {
+/// The bricks covering a box of `dims` voxels, none counted yet.
+BrickGrid empty_bricks(std::array<int, 3> dims, int edge) {
   if (edge < 1) throw InputError(str("partition: the brick edge must be at least 1 voxel (got ", edge, ")"));
   BrickGrid b;
   b.edge = edge;
   for (int a = 0; a < 3; ++a) b.dims[a] = (dims[a] + edge - 1) / edge;
   b.fluid.assign(std::size_t(b.count()), 0);
+  return b;
+}
+}  // namespace
+
+BrickGrid make_bricks(std::array<int, 3> dims, std::span<const std::int32_t> i, std::span<const std::int32_t> j,
+                      std::span<const std::int32_t> k, int edge) {
+  BrickGrid b = empty_bricks(dims, edge);
   for (std::size_t n = 0; n < i.size(); ++n) ++b.fluid[std::size_t(b.brick_of_voxel(i[n], j[n], k[n]))];
   return b;
 }
 
 BrickGrid make_bricks(const geometry::VoxelGrid& voxels, int edge) {
-  if (edge < 1) throw InputError(str("partition: the brick edge must be at least 1 voxel (got ", edge, ")"));
-  BrickGrid b;
-  b.edge = edge;
-  for (int a = 0; a < 3; ++a) b.dims[a] = (voxels.dims[a] + edge - 1) / edge;
-  b.fluid.assign(std::size_t(b.count()), 0);
+  BrickGrid b = empty_bricks(voxels.dims, edge);
   for (int k = 0; k < voxels.dims[2]; ++k)
     for (int j = 0; j < voxels.dims[1]; ++j)
       for (int i = 0; i < voxels.dims[0]; ++i)

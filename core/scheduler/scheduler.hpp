@@ -7,10 +7,10 @@
 //   begin_step        time-dependent boundary values (boundaries)
 //   particles         (RBC dynamics, later)
 //   coupling          (particle -> fluid forces, later)
-//   collide_edge      fused collide-stream on nodes next to other ranks (later: MPI)
-//   halo_send         (later: MPI)
+//   collide_edge      fused collide-stream on the nodes other ranks pull from (lb_bgk, N ranks)
+//   halo_send         pack those nodes' crossing populations, send (lb_bgk via HaloExchange)
 //   collide_interior  fused collide-stream on all other nodes (lb_bgk)
-//   halo_receive      (later: MPI)
+//   halo_receive      wait for the neighbours' populations, place them in the halo
 //   boundaries        boundary fix-ups that need the streamed populations (later: iolets)
 //   end_step          A-B population swap (lb_bgk)
 //   output            fields, probes, the mass and NaN monitor (core)

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <filesystem>
 #include <utility>
@@ -112,8 +111,9 @@ bool OutputActions::fields_due(std::int64_t step) const {
 
 bool OutputActions::due(std::int64_t step) const {
   if (fields_due(step)) return true;
-  return std::any_of(probe_specs_.begin(), probe_specs_.end(),
-                     [&](const io::ProbeSpec& p) { return p.every > 0 && step % p.every == 0; });
+  for (std::size_t p = 0; p < probe_specs_.size(); ++p)
+    if (probe_due(p, step)) return true;
+  return false;
 }
 
 OutputActions::~OutputActions() {
@@ -123,6 +123,37 @@ OutputActions::~OutputActions() {
 void OutputActions::finish() {
   if (background_.joinable()) background_.join();
   if (writer_error_) std::rethrow_exception(std::exchange(writer_error_, nullptr));
+}
+
+bool OutputActions::probe_due(std::size_t p, std::int64_t step) const {
+  return probe_specs_[p].every > 0 && step % probe_specs_[p].every == 0;
+}
+
+std::vector<double> OutputActions::probe_moments(std::int64_t step) const {
+  // The four moments of each sample of each due probe; zeros where another rank owns the
+  // sample, so the sum over ranks is the owner's value exactly.
+  std::vector<double> v;
+  for (std::size_t p = 0; p < probe_specs_.size(); ++p) {
+    if (!probe_due(p, step)) continue;
+    for (std::int64_t node : probe_nodes_[p])
+      for (int row = 0; row < 4; ++row) v.push_back(node < 0 ? 0.0 : snapshot_.value(row, std::uint32_t(node)));
+  }
+  return v;
+}
+
+void OutputActions::record_probes(std::int64_t step, double time, const std::vector<double>& moments) {
+  std::size_t at = 0;
+  for (std::size_t p = 0; p < probes_.size(); ++p) {
+    if (!probe_due(p, step)) continue;
+    io::ProbeValues v;
+    for (std::size_t s = 0; s < probe_nodes_[p].size(); ++s, at += 4) {
+      v.density.push_back(units_.density_to_physical(moments[at]));
+      v.pressure.push_back(units_.pressure_to_physical(moments[at]));
+      v.velocity.push_back({units_.velocity_to_physical(moments[at + 1]), units_.velocity_to_physical(moments[at + 2]),
+                            units_.velocity_to_physical(moments[at + 3])});
+    }
+    probes_[p].record(step, time, v);
+  }
 }
 
 void OutputActions::write(std::int64_t step, double time, const FieldRegistry& fields) {
@@ -136,21 +167,10 @@ void OutputActions::write(std::int64_t step, double time, const FieldRegistry& f
   background_ = std::thread([this, step, time] {
     try {
       snapshot_.wait();
-      const Moments value = [this](int row, std::size_t n) { return snapshot_.value(row, std::uint32_t(n)); };
-      // One rank: probe samples index nodes directly.
-      for (std::size_t p = 0; p < probes_.size(); ++p) {
-        if (!probes_[p].due(step)) continue;
-        io::ProbeValues v;
-        for (std::int64_t node : probe_nodes_[p]) {
-          const auto n = std::size_t(node);
-          v.density.push_back(units_.density_to_physical(value(0, n)));
-          v.pressure.push_back(units_.pressure_to_physical(value(0, n)));
-          v.velocity.push_back({units_.velocity_to_physical(value(1, n)), units_.velocity_to_physical(value(2, n)),
-                                units_.velocity_to_physical(value(3, n))});
-        }
-        probes_[p].record(step, time, v);
-      }
-      if (fields_due(step)) write_fields(step, time, snapshot_.nodes(), value);
+      record_probes(step, time, probe_moments(step));
+      if (fields_due(step))
+        write_fields(step, time, snapshot_.nodes(),
+                     [this](int row, std::size_t n) { return snapshot_.value(row, std::uint32_t(n)); });
     } catch (...) {
       writer_error_ = std::current_exception();
     }
@@ -160,56 +180,27 @@ void OutputActions::write(std::int64_t step, double time, const FieldRegistry& f
 void OutputActions::write_gathered(std::int64_t step, double time) {
   // MPI is called from this (the main) thread only; rank 0's files are written behind it.
   snapshot_.wait();
-  // Probes: the owner of each sample contributes its four moments, the others zeros, so
-  // the sum over ranks is the owner's value exactly.
-  std::vector<double> probe(0);
-  for (std::size_t p = 0; p < probe_specs_.size(); ++p) {
-    if (!(probe_specs_[p].every > 0 && step % probe_specs_[p].every == 0)) continue;
-    for (std::int64_t node : probe_nodes_[p])
-      for (int row = 0; row < 4; ++row) probe.push_back(node < 0 ? 0.0 : snapshot_.value(row, std::uint32_t(node)));
-  }
-  if (!probe.empty()) comm_.sum(probe);
+  std::vector<double> probes = probe_moments(step);
+  if (!probes.empty()) comm_.sum(probes);
   const bool fields = fields_due(step);
   const std::uint32_t n = snapshot_.nodes();
   if (fields) {
     if (!voxels_gathered_) {  // once, on every rank
       voxels_gathered_ = true;
-      std::vector<std::int32_t> mine(3 * std::size_t(n));
-      for (std::uint32_t i = 0; i < n; ++i) {
-        mine[3 * i] = mesh_.i[i];
-        mine[3 * i + 1] = mesh_.j[i];
-        mine[3 * i + 2] = mesh_.k[i];
-      }
-      std::vector<unsigned char> all;
-      comm_.gather({reinterpret_cast<const unsigned char*>(mine.data()), mine.size() * sizeof(std::int32_t)}, all, 0);
-      gathered_voxels_.resize(all.size() / (3 * sizeof(std::int32_t)));
-      if (!all.empty()) std::memcpy(gathered_voxels_.data(), all.data(), all.size());
+      std::vector<std::array<std::int32_t, 3>> mine(n);
+      for (std::uint32_t i = 0; i < n; ++i) mine[i] = {mesh_.i[i], mesh_.j[i], mesh_.k[i]};
+      gathered_voxels_ = comm_.gather(std::span<const std::array<std::int32_t, 3>>(mine), 0);
     }
     std::vector<double> mine(4 * std::size_t(n));  // node-major: 4 values per node
     for (std::uint32_t i = 0; i < n; ++i)
       for (int row = 0; row < 4; ++row) mine[4 * std::size_t(i) + row] = snapshot_.value(row, i);
-    std::vector<unsigned char> all;
-    comm_.gather({reinterpret_cast<const unsigned char*>(mine.data()), mine.size() * sizeof(double)}, all, 0);
-    gathered_.resize(all.size() / sizeof(double));
-    if (!all.empty()) std::memcpy(gathered_.data(), all.data(), all.size());
+    gathered_ = comm_.gather(std::span<const double>(mine), 0);
   }
   if (comm_.rank() != 0) return;
-  probe_values_ = std::move(probe);
+  probe_values_ = std::move(probes);
   background_ = std::thread([this, step, time, fields] {
     try {
-      std::size_t at = 0;
-      for (std::size_t p = 0; p < probes_.size(); ++p) {
-        if (!probes_[p].due(step)) continue;
-        io::ProbeValues v;
-        for (std::size_t s = 0; s < probe_nodes_[p].size(); ++s, at += 4) {
-          v.density.push_back(units_.density_to_physical(probe_values_[at]));
-          v.pressure.push_back(units_.pressure_to_physical(probe_values_[at]));
-          v.velocity.push_back({units_.velocity_to_physical(probe_values_[at + 1]),
-                                units_.velocity_to_physical(probe_values_[at + 2]),
-                                units_.velocity_to_physical(probe_values_[at + 3])});
-        }
-        probes_[p].record(step, time, v);
-      }
+      record_probes(step, time, probe_values_);
       if (fields)
         write_fields(step, time, gathered_.size() / 4,
                      [this](int row, std::size_t node) { return gathered_[4 * node + std::size_t(row)]; });

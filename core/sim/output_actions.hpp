@@ -50,7 +50,11 @@ class OutputActions {
   bool fields_due(std::int64_t step) const;
   /// Moments by (row, node): row 0 density, 1-3 velocity, lattice units.
   using Moments = std::function<double(int row, std::size_t node)>;
-  void write_probes(std::int64_t step, double time, const Moments& value);
+  bool probe_due(std::size_t probe, std::int64_t step) const;
+  /// 4 moments per sample of each due probe, this rank's samples only (zeros elsewhere).
+  std::vector<double> probe_moments(std::int64_t step) const;
+  /// Rank 0: the probes' CSV rows from probe_moments() (summed over the ranks).
+  void record_probes(std::int64_t step, double time, const std::vector<double>& moments);
   void write_fields(std::int64_t step, double time, std::size_t nodes, const Moments& value);
   /// Many ranks: gathers what this step writes to rank 0, then writes there.
   void write_gathered(std::int64_t step, double time);

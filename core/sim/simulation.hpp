@@ -56,7 +56,6 @@ class Simulation {
   const config::Config& config() const { return config_; }
   const LatticeUnits& units() const { return units_; }
   const mesh::SparseMesh& mesh() const { return mesh_; }
-  comm::Communicator& comm() { return *comm_; }
   const FlowNumbers& flow_numbers() const { return flow_; }
   FieldRegistry& fields() { return *fields_; }
   std::int64_t steps() const { return steps_; }

@@ -21,8 +21,9 @@ void Simulation::check_mass_and_finiteness(std::int64_t step) {
   const double local_mass = density.sum(0);
   const double mass = comm_->sum(local_mass);
   // The rank holding the bad value reports it (and ends the job); the others go on to
-  // the next exchange, where the abort finds them. On one rank, that rank reports.
-  if (!std::isfinite(local_mass) || (!std::isfinite(mass) && comm_->size() == 1)) {
+  // the next exchange, where the abort finds them. A total that overflowed from finite
+  // parts is reported by rank 0.
+  if (!std::isfinite(local_mass) || (!std::isfinite(mass) && comm_->rank() == 0)) {
     const std::int64_t node = density.first_non_finite(0);
     const auto n = static_cast<std::uint32_t>(node < 0 ? 0 : node);
     const auto x = mesh_.position(n);
