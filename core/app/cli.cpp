@@ -143,6 +143,10 @@ void parse_options(CommandLine& cl, const std::vector<std::string>& args, std::s
       if (cl.cap_prefix.empty()) throw UsageError("--cap-files takes a file name prefix, e.g. out/pipe_cap");
     }
     else if (a == "--keys" && cl.command == "info") cl.keys = true;
+    else if (a == "--restart" && cl.command == "run") {
+      cl.run.restart = value(a);
+      if (cl.run.restart.empty()) throw UsageError("--restart takes an output folder (holding checkpoint.h5) or a checkpoint file");
+    }
     else if (a == "--ranks" && cl.command == "check") {
       const std::string v = value(a);
       char* end = nullptr;
@@ -157,7 +161,7 @@ void parse_options(CommandLine& cl, const std::vector<std::string>& args, std::s
                                            "--quiet",    "--keys",       "--markdown",  "--voxels",    "--find-iolets",
                                            "--unit",     "--caps",       "--radius",    "--length",    "--axis",
                                            "--center",   "--segments",   "--open",      "--end-radius", "--cap-files",
-                                           "--help"};
+                                           "--restart",  "--ranks",      "--help"};
       if (std::find(known.begin(), known.end(), a) != known.end())
         throw UsageError(str("option '", a, "' does not apply to 'hemoflow ", cl.command, "'"));
       const std::string hint = closest_match(a, known);

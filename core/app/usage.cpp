@@ -66,6 +66,12 @@ Runs a case: reads and validates it, builds the geometry, the mesh and the field
 it and writes summary.json, case.toml (as run), fields.xmf with fields/*.h5 and the
 probes' CSV files into the output folder. Before stepping it prints dx, dt, tau, and the
 Mach and Reynolds numbers (see hemoflow check --help).
+
+  --restart DIR             continue from DIR/checkpoint.h5 (or a checkpoint file), written
+                            by a run of the same case with [checkpoint] every, final or
+                            wall_seconds, on any rank count; the run goes on to its end step
+                            (run.steps or --steps), bitwise as if it had never stopped. In
+                            its own output folder it continues the CSV series and snapshots.
 )";
 
 const char* const check_usage = R"(usage: hemoflow check CASE.toml [options]

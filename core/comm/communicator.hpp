@@ -48,6 +48,11 @@ class Communicator {
   /// Every rank's bytes concatenated in rank order on `root` (cleared elsewhere): how
   /// output from many ranks reaches the one rank that writes the file.
   virtual void gather(std::span<const unsigned char> mine, std::vector<unsigned char>& all, int root) = 0;
+  /// The inverse of gather(): on `root`, `all` holds every rank's bytes in rank order and
+  /// `counts[r]` says how many are rank r's (both ignored elsewhere); each rank gets its
+  /// own in `mine` (resized to fit). How a checkpoint read on rank 0 reaches every rank.
+  virtual void scatter(std::span<const unsigned char> all, std::span<const std::uint64_t> counts,
+                       std::vector<unsigned char>& mine, int root) = 0;
 
   /// Starts a neighbour exchange: every receive is posted before any send, so the caller
   /// may compute while the messages fly and call finish_exchange() before reading the

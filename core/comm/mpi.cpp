@@ -114,6 +114,25 @@ class Mpi final : public Communicator {
     check(MPI_Gatherv(mine.data(), n, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, root, comm_),
           "MPI_Gatherv");
   }
+  void scatter(std::span<const unsigned char> all, std::span<const std::uint64_t> counts,
+               std::vector<unsigned char>& mine, int root) override {
+    std::vector<int> sizes, offsets;
+    if (rank_ == root) {
+      if (counts.size() != std::size_t(size_)) throw std::logic_error("comm: scatter needs one count per rank");
+      std::size_t total = 0;
+      for (const std::uint64_t c : counts) {
+        sizes.push_back(count_of(c, "scatter"));
+        offsets.push_back(count_of(total, "scattered data (2 GiB per call at most)"));
+        total += c;
+      }
+      if (total != all.size()) throw std::logic_error("comm: scatter counts do not add up to the bytes given");
+    }
+    int n = 0;
+    check(MPI_Scatter(sizes.data(), 1, MPI_INT, &n, 1, MPI_INT, root, comm_), "MPI_Scatter (sizes)");
+    mine.assign(std::size_t(n), 0);
+    check(MPI_Scatterv(all.data(), sizes.data(), offsets.data(), MPI_BYTE, mine.data(), n, MPI_BYTE, root, comm_),
+          "MPI_Scatterv");
+  }
 
   void start_exchange(std::span<const Message> sends, std::span<const Message> receives) override {
     if (!requests_.empty()) throw std::logic_error("comm: start_exchange while another exchange is in flight");

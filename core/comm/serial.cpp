@@ -25,6 +25,13 @@ class Serial final : public Communicator {
     check_peer(root);
     all.assign(mine.begin(), mine.end());
   }
+  void scatter(std::span<const unsigned char> all, std::span<const std::uint64_t> counts,
+               std::vector<unsigned char>& mine, int root) override {
+    check_peer(root);
+    if (counts.size() != 1 || counts[0] != all.size())
+      throw std::logic_error("comm: scatter on one rank needs one count equal to the bytes given");
+    mine.assign(all.begin(), all.end());
+  }
 
   void start_exchange(std::span<const Message> sends, std::span<const Message> receives) override {
     if (pending_) throw std::logic_error("comm: start_exchange while another exchange is in flight");

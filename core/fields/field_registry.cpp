@@ -48,6 +48,17 @@ std::vector<unsigned char> Field<T>::component_bytes(int c) const {
 }
 
 template <class T>
+void Field<T>::set_component_bytes(int c, std::span<const unsigned char> bytes) {
+  if (c < 0 || c >= components()) throw std::out_of_range("field '" + name() + "': no component " + std::to_string(c));
+  if (bytes.size() != count() * sizeof(T))
+    throw std::length_error("field '" + name() + "': " + std::to_string(bytes.size()) + " bytes for component " +
+                            std::to_string(c) + ", expected " + std::to_string(count() * sizeof(T)));
+  if (bytes.empty()) return;
+  if (data_.space() == exec::Space::host) std::memcpy(component(c), bytes.data(), bytes.size());
+  else exec::cuda::copy_to_device(component(c), bytes.data(), bytes.size());
+}
+
+template <class T>
 double Field<T>::sum(int c) const {
   if constexpr (std::is_floating_point_v<T>) return exec::sum(data_.space(), component(c), count());
   else throw std::logic_error("field '" + name() + "': sum of a non-floating-point field");

@@ -5,6 +5,7 @@
 // entries (component-major, SoA), in the memory of the run's execution space.
 #include <cstdint>
 #include <map>
+#include <span>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -38,6 +39,16 @@ class FieldBase {
   virtual std::vector<double> component_to_host(int c) const = 0;
   /// The bytes of component c as stored (for checksums of the exact state).
   virtual std::vector<unsigned char> component_bytes(int c) const = 0;
+  /// Replaces component c with `bytes` (count() values as stored): a checkpoint restored.
+  virtual void set_component_bytes(int c, std::span<const unsigned char> bytes) = 0;
+  /// Whether the field carries state from one step to the next, so that a checkpoint
+  /// must hold it for a restart to continue bitwise (the populations; not the moments,
+  /// which each step recomputes before anyone reads them). The declaring plugin says so.
+  bool restart_state() const { return restart_state_; }
+  FieldBase& set_restart_state() {
+    restart_state_ = true;
+    return *this;
+  }
   /// Deterministic sum of component c in double (exec::sum), on the field's backend.
   virtual double sum(int c) const = 0;
   /// Index of the first NaN or infinite entry of component c, or -1.
@@ -48,6 +59,7 @@ class FieldBase {
   int components_;
   std::uint32_t count_, stride_;
   Quantity quantity_;
+  bool restart_state_ = false;
 };
 
 template <class T>
@@ -69,6 +81,7 @@ class Field final : public FieldBase {
   std::size_t bytes() const override { return data_.bytes(); }
   std::vector<double> component_to_host(int c) const override;
   std::vector<unsigned char> component_bytes(int c) const override;
+  void set_component_bytes(int c, std::span<const unsigned char> bytes) override;
   double sum(int c) const override;
   std::int64_t first_non_finite(int c) const override;
   void swap_storage(Field& other) { data_.swap(other.data_); }

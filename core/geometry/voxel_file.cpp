@@ -18,59 +18,8 @@ namespace hemo::geometry {
 
 namespace {
 
-using io::hdf5::Handle;
-using io::hdf5::reason;
-
 constexpr int format_version = 1;
 constexpr const char* dataset_name = "solid_fraction";
-
-class Reader {
- public:
-  Reader(std::string path, hid_t file) : path_(std::move(path)), file_(file) {}
-  [[noreturn]] void fail(const std::string& what) const { throw InputError(path_ + ": " + what); }
-
-  // A numeric attribute of n values (1: scalar); `what` names it in messages.
-  template <class T>
-  void numbers(const char* name, hid_t mem_type, std::size_t n, T* out) const {
-    if (H5Aexists(file_, name) <= 0) fail(str("no attribute '", name, "': not a hemoflow voxel geometry file"));
-    Handle attr(H5Aopen(file_, name, H5P_DEFAULT), H5Aclose);
-    Handle space(attr.ok() ? H5Aget_space(attr.get()) : H5I_INVALID_HID, H5Sclose);
-    Handle type(attr.ok() ? H5Aget_type(attr.get()) : H5I_INVALID_HID, H5Tclose);
-    if (!space.ok() || !type.ok()) fail(str("cannot open attribute '", name, "'", reason()));
-    const H5T_class_t cls = H5Tget_class(type.get());
-    if (cls != H5T_INTEGER && cls != H5T_FLOAT) fail(str("attribute '", name, "' is not numeric"));
-    const hssize_t count = H5Sget_simple_extent_npoints(space.get());
-    if (count != hssize_t(n)) fail(str("attribute '", name, "' has ", count, " value(s), expected ", n));
-    if (H5Aread(attr.get(), mem_type, out) < 0) fail(str("cannot read attribute '", name, "'", reason()));
-  }
-
-  std::string text(const char* name) const {
-    if (H5Aexists(file_, name) <= 0) fail(str("no attribute '", name, "'"));
-    Handle attr(H5Aopen(file_, name, H5P_DEFAULT), H5Aclose);
-    Handle type(attr.ok() ? H5Aget_type(attr.get()) : H5I_INVALID_HID, H5Tclose);
-    if (!type.ok() || H5Tget_class(type.get()) != H5T_STRING) fail(str("attribute '", name, "' is not a string"));
-    Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
-    if (H5Tis_variable_str(type.get()) > 0) {
-      H5Tset_size(mem.get(), H5T_VARIABLE);
-      H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
-      char* p = nullptr;
-      if (H5Aread(attr.get(), mem.get(), &p) < 0) fail(str("cannot read attribute '", name, "'", reason()));
-      std::string s = p ? p : "";
-      H5free_memory(p);
-      return s;
-    }
-    const std::size_t size = H5Tget_size(type.get());
-    std::string s(size, '\0');
-    H5Tset_size(mem.get(), size);
-    if (H5Aread(attr.get(), mem.get(), s.data()) < 0) fail(str("cannot read attribute '", name, "'", reason()));
-    s.resize(std::strlen(s.c_str()));
-    return s;
-  }
-
- private:
-  std::string path_;
-  hid_t file_;
-};
 
 }  // namespace
 
@@ -116,15 +65,8 @@ void write_voxel_file(const std::string& path, const VoxelGrid& grid, const std:
 }
 
 VoxelGrid read_voxel_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path + ": no such voxel geometry file");
   const io::hdf5::Quiet quiet;
-  if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError(path + ": not an HDF5 file (expected a voxel geometry file)");
-  Handle fapl(io::hdf5::file_access(), H5Pclose);
-  Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
-  if (!file.ok()) throw InputError(path + ": cannot open the HDF5 file" + reason());
-  const Reader r(path, file.get());
-
+  const io::hdf5::Input r(path, "a voxel geometry file");
   int version = 0;
   r.numbers("format_version", H5T_NATIVE_INT, 1, &version);
   if (version != format_version) {
@@ -144,25 +86,17 @@ VoxelGrid read_voxel_file(const std::string& path) {
   for (const double o : g.origin)
     if (!std::isfinite(o)) r.fail("origin is not finite");
 
-  if (H5Lexists(file.get(), dataset_name, H5P_DEFAULT) <= 0) r.fail("no dataset /solid_fraction");
-  Handle dset(H5Dopen2(file.get(), dataset_name, H5P_DEFAULT), H5Dclose);
-  Handle space(dset.ok() ? H5Dget_space(dset.get()) : H5I_INVALID_HID, H5Sclose);
-  Handle type(dset.ok() ? H5Dget_type(dset.get()) : H5I_INVALID_HID, H5Tclose);
-  if (!space.ok() || !type.ok()) r.fail("cannot open dataset /solid_fraction" + reason());
-  if (H5Tget_class(type.get()) != H5T_FLOAT) r.fail("dataset /solid_fraction is not floating point");
-  hsize_t shape[3] = {0, 0, 0};
-  const int rank = H5Sget_simple_extent_ndims(space.get());
-  if (rank == 3) H5Sget_simple_extent_dims(space.get(), shape, nullptr);
+  const io::hdf5::Input::Shape shape = r.shape(dataset_name);
+  if (shape.type_class != H5T_FLOAT) r.fail("dataset /solid_fraction is not floating point");
   const hsize_t expect[3] = {hsize_t(g.dims[2]), hsize_t(g.dims[1]), hsize_t(g.dims[0])};
-  if (rank != 3 || !std::equal(shape, shape + 3, expect)) {
-    r.fail(str("dataset /solid_fraction has ", rank == 3 ? str("shape (", shape[0], ", ", shape[1], ", ", shape[2], ")")
-                                                         : str("rank ", rank),
+  if (shape.dims.size() != 3 || !std::equal(expect, expect + 3, shape.dims.begin())) {
+    r.fail(str("dataset /solid_fraction has ",
+               shape.dims.size() == 3 ? str("shape (", shape.dims[0], ", ", shape.dims[1], ", ", shape.dims[2], ")")
+                                      : str("rank ", shape.dims.size()),
                " but dims say (nz, ny, nx) = (", expect[0], ", ", expect[1], ", ", expect[2], ")"));
   }
   g.solid_fraction.resize(std::size_t(g.voxel_count()));
-  if (H5Dread(dset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, g.solid_fraction.data()) < 0) {
-    r.fail("cannot read dataset /solid_fraction" + reason());
-  }
+  r.read(dataset_name, H5T_NATIVE_FLOAT, g.solid_fraction.data());
   g.fluid.resize(g.solid_fraction.size());
   for (std::size_t v = 0; v < g.solid_fraction.size(); ++v) {
     const float p = g.solid_fraction[v];

@@ -118,7 +118,7 @@ const char* const kXmlHead = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<Xdmf 
 FieldWriter::FieldWriter(std::string output_dir,
                          const std::vector<std::array<double, 3>>& positions,
                          const std::vector<std::array<std::int32_t, 3>>& voxels,
-                         FloatFormat format)
+                         FloatFormat format, std::int64_t continue_after)
     : dir_(std::move(output_dir)), nodes_(positions.size()), format_(format) {
   if (voxels.size() != positions.size())
     throw std::invalid_argument("FieldWriter: " + std::to_string(positions.size()) +
@@ -147,6 +147,64 @@ FieldWriter::FieldWriter(std::string output_dir,
     out.dataset("connectivity", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, dims, ids.data(), nullptr);
   }
   out.commit();
+  if (continue_after > 0) adopt_earlier_steps(continue_after);
+}
+
+void FieldWriter::adopt_earlier_steps(std::int64_t continue_after) {
+  const fs::path fields_dir = fs::path(dir_) / "fields";
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fields_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    long long step = -1;
+    char tail[8] = {};
+    if (std::sscanf(name.c_str(), "step_%lld.%4s", &step, tail) != 2 || step < 0) continue;
+    if (step > continue_after) {  // the stopped run's future: recomputed by this one
+      fs::remove(entry.path(), ec);
+      continue;
+    }
+    if (std::string(tail) != "h5") continue;
+    // The step's time and fields from its own file; one that does not match this mesh
+    // (another geometry wrote it) is left out of fields.xmf.
+    const hdf5::Quiet quiet;
+    try {
+      const hdf5::Input in(entry.path().string(), "a field snapshot");
+      Written w;
+      w.step = step;
+      in.numbers("time", H5T_NATIVE_DOUBLE, 1, &w.time);
+      std::vector<FieldMeta> meta;
+      FloatFormat format = format_;
+      hdf5::Handle root(H5Gopen2(in.root(), "/", H5P_DEFAULT), H5Gclose);
+      H5G_info_t info{};
+      if (!root.ok() || H5Gget_info(root.get(), &info) < 0) continue;
+      bool fits = true;
+      for (hsize_t i = 0; i < info.nlinks; ++i) {
+        char field[256] = {};
+        if (H5Lget_name_by_idx(root.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, field, sizeof field, H5P_DEFAULT) < 0)
+          continue;
+        const hdf5::Input::Shape shape = in.shape(field);
+        fits = fits && !shape.dims.empty() && shape.dims[0] == nodes_;
+        format = shape.type_size == 4 ? FloatFormat::float32 : FloatFormat::float64;
+        meta.push_back({field, shape.dims.size() == 2 ? int(shape.dims[1]) : 1});
+      }
+      if (!fits || meta.empty()) continue;
+      w.xmf_name = "fields/" + step_stem(step) + ".xmf";
+      w.grid_xml = grid_xml("      ", "fields/", step, w.time, meta, nodes_, format);
+      written_.push_back(std::move(w));
+    } catch (const std::exception&) {
+      // Not a snapshot we can read: not listed.
+    }
+  }
+  std::sort(written_.begin(), written_.end(), [](const Written& a, const Written& b) { return a.step < b.step; });
+  write_collection();
+}
+
+void FieldWriter::write_collection() const {
+  std::string all = kXmlHead;
+  all += "  <Domain>\n";
+  all += "    <Grid Name=\"fields\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  for (const Written& w : written_) all += w.grid_xml;
+  all += "    </Grid>\n  </Domain>\n</Xdmf>\n";
+  write_file_atomic((fs::path(dir_) / "fields.xmf").string(), all);
 }
 
 std::string FieldWriter::write(std::int64_t step, double time,
@@ -218,12 +276,7 @@ std::string FieldWriter::write(std::int64_t step, double time,
   else
     written_.insert(it, std::move(entry));
 
-  std::string all = kXmlHead;
-  all += "  <Domain>\n";
-  all += "    <Grid Name=\"fields\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
-  for (const Written& w : written_) all += w.grid_xml;
-  all += "    </Grid>\n  </Domain>\n</Xdmf>\n";
-  write_file_atomic((fs::path(dir_) / "fields.xmf").string(), all);
+  write_collection();
   return h5_path;
 }
 

@@ -30,8 +30,14 @@ enum class FloatFormat { float32, float64 };
 class FieldWriter {
  public:
   /// Writes fields/mesh.h5 at once. positions: node centres in m; voxels: (i, j, k).
+  /// With continue_after = s > 0 (a run restarted from step s), the step files of steps
+  /// <= s already in the folder stay listed in fields.xmf and later ones (written after
+  /// the checkpoint by the run that stopped) are removed; the nodes must be those, in the
+  /// same order, that the earlier run wrote (output_actions.hpp writes them in global
+  /// voxel order, so that any rank count gives the same mesh.h5).
   FieldWriter(std::string output_dir, const std::vector<std::array<double, 3>>& positions,
-              const std::vector<std::array<std::int32_t, 3>>& voxels, FloatFormat format);
+              const std::vector<std::array<std::int32_t, 3>>& voxels, FloatFormat format,
+              std::int64_t continue_after = 0);
 
   /// Writes fields/step_<step>.h5 and .xmf and rewrites fields.xmf. Returns the .h5 path.
   std::string write(std::int64_t step, double time, const std::vector<HostField>& fields);
@@ -49,6 +55,8 @@ class FieldWriter {
     std::string grid_xml;  // this step's <Grid>, paths relative to output_dir, for fields.xmf
   };
   std::vector<Written> written_;
+  void adopt_earlier_steps(std::int64_t continue_after);
+  void write_collection() const;
 };
 
 }  // namespace hemo::io

@@ -4,7 +4,10 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <filesystem>
 #include <utility>
+
+#include "core/common/error.hpp"
 
 namespace hemo::io::hdf5 {
 
@@ -46,6 +49,7 @@ Output::Output(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") 
 }
 
 Output::~Output() {
+  for (const hid_t t : tables_) H5Dclose(t);
   if (file_ >= 0) {
     H5Fclose(file_);
     std::remove(tmp_.c_str());
@@ -72,6 +76,35 @@ void Output::dataset(const std::string& name, hid_t file_type, hid_t mem_type, i
   check(dset.close(), what);
 }
 
+hid_t Output::table(const std::string& name, hid_t file_type, hsize_t rows, hsize_t columns) {
+  const std::string what = "create dataset /" + name;
+  const hsize_t dims[2] = {rows, columns};
+  Handle space(check_id(H5Screate_simple(2, dims, nullptr), what), H5Sclose);
+  // Created whole: with H5D_ALLOC_TIME_EARLY, running out of disk space shows here, not
+  // halfway through the rows.
+  Handle dcpl(check_id(H5Pcreate(H5P_DATASET_CREATE), what), H5Pclose);
+  check(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), what);
+  const hid_t dset =
+      check_id(H5Dcreate2(file_, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), what);
+  tables_.push_back(dset);
+  return dset;
+}
+
+void Output::write_row(hid_t table, hid_t mem_type, hsize_t row, hsize_t columns, const void* data) {
+  const std::string what = "write row " + std::to_string(row) + " of a table";
+  if (columns == 0) return;
+  Handle file_space(check_id(H5Dget_space(table), what), H5Sclose);
+  const hsize_t start[2] = {row, 0}, count[2] = {1, columns};
+  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), what);
+  Handle mem_space(check_id(H5Screate_simple(1, &columns, nullptr), what), H5Sclose);
+  check(H5Dwrite(table, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), what);
+}
+
+void Output::group(const std::string& name) {
+  Handle g(check_id(H5Gcreate2(file_, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "create group /" + name),
+           H5Gclose);
+}
+
 void Output::attribute(hid_t obj, const char* name, hid_t file_type, hid_t mem_type, hsize_t n, const void* value) {
   const std::string what = std::string("write attribute ") + name;
   Handle space(check_id(n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), what), H5Sclose);
@@ -90,6 +123,8 @@ void Output::string_attribute(hid_t obj, const char* name, const std::string& va
 }
 
 void Output::commit() {
+  for (const hid_t t : tables_) H5Dclose(t);
+  tables_.clear();
   const hid_t f = std::exchange(file_, H5I_INVALID_HID);
   if (H5Fclose(f) < 0) {
     const std::string why = reason();
@@ -114,6 +149,105 @@ hid_t Output::check_id(hid_t id, const std::string& what) const {
 
 void Output::fail(const std::string& what) const {
   throw std::runtime_error("HDF5 error writing " + path_ + ": cannot " + what + reason());
+}
+
+Input::Input(std::string path, const std::string& kind) : path_(std::move(path)), kind_(kind) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path_, ec)) throw InputError(path_ + ": no such file (expected " + kind_ + ")");
+  if (H5Fis_hdf5(path_.c_str()) <= 0) throw InputError(path_ + ": not an HDF5 file (expected " + kind_ + ")");
+  Handle fapl(file_access(), H5Pclose);
+  file_ = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, fapl.get());
+  if (file_ < 0) throw InputError(path_ + ": cannot open the HDF5 file" + reason());
+}
+
+Input::~Input() {
+  if (file_ >= 0) H5Fclose(file_);
+}
+
+void Input::fail(const std::string& what) const { throw InputError(path_ + ": " + what); }
+
+void Input::numbers(const char* name, hid_t mem_type, std::size_t n, void* out) const {
+  if (H5Aexists(file_, name) <= 0) fail(std::string("no attribute '") + name + "': not " + kind_);
+  Handle attr(H5Aopen(file_, name, H5P_DEFAULT), H5Aclose);
+  Handle space(attr.ok() ? H5Aget_space(attr.get()) : H5I_INVALID_HID, H5Sclose);
+  Handle type(attr.ok() ? H5Aget_type(attr.get()) : H5I_INVALID_HID, H5Tclose);
+  if (!space.ok() || !type.ok()) fail(std::string("cannot open attribute '") + name + "'" + reason());
+  const H5T_class_t cls = H5Tget_class(type.get());
+  if (cls != H5T_INTEGER && cls != H5T_FLOAT) fail(std::string("attribute '") + name + "' is not numeric");
+  const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+  if (count != hssize_t(n))
+    fail(std::string("attribute '") + name + "' has " + std::to_string(count) + " value(s), expected " +
+         std::to_string(n));
+  if (H5Aread(attr.get(), mem_type, out) < 0) fail(std::string("cannot read attribute '") + name + "'" + reason());
+}
+
+std::string Input::text(const char* name) const {
+  if (H5Aexists(file_, name) <= 0) fail(std::string("no attribute '") + name + "': not " + kind_);
+  Handle attr(H5Aopen(file_, name, H5P_DEFAULT), H5Aclose);
+  Handle type(attr.ok() ? H5Aget_type(attr.get()) : H5I_INVALID_HID, H5Tclose);
+  if (!type.ok() || H5Tget_class(type.get()) != H5T_STRING) fail(std::string("attribute '") + name + "' is not a string");
+  Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+  if (H5Tis_variable_str(type.get()) > 0) {
+    H5Tset_size(mem.get(), H5T_VARIABLE);
+    H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
+    char* p = nullptr;
+    if (H5Aread(attr.get(), mem.get(), &p) < 0) fail(std::string("cannot read attribute '") + name + "'" + reason());
+    std::string s = p ? p : "";
+    H5free_memory(p);
+    return s;
+  }
+  const std::size_t size = H5Tget_size(type.get());
+  std::string s(size, '\0');
+  H5Tset_size(mem.get(), size);
+  if (H5Aread(attr.get(), mem.get(), s.data()) < 0) fail(std::string("cannot read attribute '") + name + "'" + reason());
+  s.resize(std::strlen(s.c_str()));
+  return s;
+}
+
+bool Input::has_dataset(const std::string& name) const {
+  // Each component of a path must exist before H5Lexists may be asked about the next.
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t slash = name.find('/', at + 1);
+    const std::string prefix = name.substr(0, slash);
+    if (H5Lexists(file_, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+    if (slash == std::string::npos) return true;
+    at = slash;
+  }
+}
+
+Input::Shape Input::shape(const std::string& name) const {
+  if (!has_dataset(name)) fail("no dataset /" + name + ": not " + kind_ + ", or written by another version");
+  Handle dset(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), H5Dclose);
+  Handle space(dset.ok() ? H5Dget_space(dset.get()) : H5I_INVALID_HID, H5Sclose);
+  Handle type(dset.ok() ? H5Dget_type(dset.get()) : H5I_INVALID_HID, H5Tclose);
+  if (!space.ok() || !type.ok()) fail("cannot open dataset /" + name + reason());
+  Shape s;
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  s.dims.resize(std::size_t(rank < 0 ? 0 : rank));
+  if (rank > 0) H5Sget_simple_extent_dims(space.get(), s.dims.data(), nullptr);
+  s.type_class = H5Tget_class(type.get());
+  s.type_size = H5Tget_size(type.get());
+  return s;
+}
+
+void Input::read(const std::string& name, hid_t mem_type, void* out, long long row) const {
+  const Shape s = shape(name);
+  Handle dset(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), H5Dclose);
+  const std::string what = "cannot read dataset /" + name;
+  if (row < 0) {
+    if (H5Dread(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) fail(what + reason());
+    return;
+  }
+  if (s.dims.size() != 2 || hsize_t(row) >= s.dims[0]) fail(what + ": no row " + std::to_string(row));
+  if (s.dims[1] == 0) return;
+  Handle file_space(H5Dget_space(dset.get()), H5Sclose);
+  const hsize_t start[2] = {hsize_t(row), 0}, count[2] = {1, s.dims[1]};
+  Handle mem_space(H5Screate_simple(1, &s.dims[1], nullptr), H5Sclose);
+  if (!file_space.ok() || !mem_space.ok() ||
+      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+      H5Dread(dset.get(), mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, out) < 0)
+    fail(what + " (row " + std::to_string(row) + ")" + reason());
 }
 
 }  // namespace hemo::io::hdf5

@@ -6,6 +6,7 @@
 #include <hdf5.h>
 
 #include <string>
+#include <vector>
 
 namespace hemo::io::hdf5 {
 
@@ -58,12 +59,19 @@ class Output {
   Output& operator=(const Output&) = delete;
 
   hid_t root() const { return file_; }
+  const std::string& path() const { return path_; }
 
   /// A dataset of `rank` dims; with `chunk`, stored in chunks of that shape and, with
   /// deflate > 0, gzip-compressed at that level. `unit`, if given, becomes its "unit"
   /// attribute.
   void dataset(const std::string& name, hid_t file_type, hid_t mem_type, int rank, const hsize_t* dims,
                const void* data, const std::string* unit = nullptr, const hsize_t* chunk = nullptr, int deflate = 0);
+  /// A dataset of rows x columns created empty and filled one row at a time with
+  /// write_row (so a writer holds one row in memory, not the table). Returns its id,
+  /// which the file closes.
+  hid_t table(const std::string& name, hid_t file_type, hsize_t rows, hsize_t columns);
+  void write_row(hid_t table, hid_t mem_type, hsize_t row, hsize_t columns, const void* data);
+  void group(const std::string& name);
   /// A numeric attribute of n values (n = 1: a scalar).
   void attribute(hid_t obj, const char* name, hid_t file_type, hid_t mem_type, hsize_t n, const void* value);
   /// Variable-length UTF-8, so h5py returns a str rather than bytes.
@@ -77,6 +85,42 @@ class Output {
 
   std::string path_;
   std::string tmp_;
+  hid_t file_ = H5I_INVALID_HID;
+  std::vector<hid_t> tables_;  // closed before the file
+};
+
+/// A hemoflow HDF5 file opened for reading. Every failure is an InputError naming the
+/// file, what was looked for and HDF5's cause, since the file is the user's input.
+class Input {
+ public:
+  /// `kind` says what the file should be, for the messages: "a voxel geometry file".
+  Input(std::string path, const std::string& kind);
+  ~Input();
+  Input(const Input&) = delete;
+  Input& operator=(const Input&) = delete;
+
+  hid_t root() const { return file_; }
+  const std::string& path() const { return path_; }
+  [[noreturn]] void fail(const std::string& what) const;
+
+  /// A numeric attribute of the root group with n values (1: scalar), converted to
+  /// mem_type.
+  void numbers(const char* name, hid_t mem_type, std::size_t n, void* out) const;
+  /// A string attribute of the root group (fixed or variable length).
+  std::string text(const char* name) const;
+  bool has_dataset(const std::string& name) const;
+  /// The dataset's dimensions and the class and size of its values (fails if absent).
+  struct Shape {
+    std::vector<hsize_t> dims;
+    H5T_class_t type_class = H5T_NO_CLASS;
+    std::size_t type_size = 0;
+  };
+  Shape shape(const std::string& name) const;
+  /// The whole dataset, or with `row` >= 0 that row of a 2-D one, converted to mem_type.
+  void read(const std::string& name, hid_t mem_type, void* out, long long row = -1) const;
+
+ private:
+  std::string path_, kind_;
   hid_t file_ = H5I_INVALID_HID;
 };
 

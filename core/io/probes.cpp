@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/io/series_csv.hpp"
+
 namespace hemo::io {
 
 namespace {
@@ -19,7 +21,8 @@ void append_number(std::string& row, double v) {
 
 }  // namespace
 
-Probe::Probe(const std::string& output_dir, ProbeSpec spec, std::vector<ProbeSample> samples)
+Probe::Probe(const std::string& output_dir, ProbeSpec spec, std::vector<ProbeSample> samples,
+             std::int64_t continue_after)
     : spec_(std::move(spec)), samples_(std::move(samples)) {
   if (spec_.name.empty() || spec_.name.find('/') != std::string::npos)
     throw std::invalid_argument("probe name \"" + spec_.name +
@@ -35,15 +38,9 @@ Probe::Probe(const std::string& output_dir, ProbeSpec spec, std::vector<ProbeSam
   // output; create it rather than fail on a fresh run.
   std::error_code ec;
   std::filesystem::create_directories(output_dir, ec);
-  errno = 0;
-  out_ = std::make_unique<std::ofstream>(path_, std::ios::out | std::ios::trunc);
-  if (!out_->is_open())
-    throw std::runtime_error("cannot open probe file " + path_ + ": " +
-                             (errno ? std::strerror(errno) : ec ? ec.message().c_str()
-                                                                : "unknown error"));
-  *out_ << (line ? "step,time,s,x,y,z,density,pressure,ux,uy,uz\n"
-                 : "step,time,x,y,z,density,pressure,ux,uy,uz\n");
-  out_->flush();
+  out_ = open_series_csv(path_,
+                         line ? "step,time,s,x,y,z,density,pressure,ux,uy,uz" : "step,time,x,y,z,density,pressure,ux,uy,uz",
+                         continue_after);
   if (!*out_) throw std::runtime_error("cannot write probe file " + path_);
 }
 

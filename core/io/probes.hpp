@@ -37,8 +37,10 @@ struct ProbeValues {
 
 class Probe {
  public:
-  /// Opens DIR/<name>.csv (truncating) and writes the header.
-  Probe(const std::string& output_dir, ProbeSpec spec, std::vector<ProbeSample> samples);
+  /// Opens DIR/<name>.csv and writes the header (truncating it), or, for a run restarted
+  /// from step continue_after > 0, keeps the records up to that step (series_csv.hpp).
+  Probe(const std::string& output_dir, ProbeSpec spec, std::vector<ProbeSample> samples,
+        std::int64_t continue_after = 0);
   const ProbeSpec& spec() const { return spec_; }
   const std::vector<ProbeSample>& samples() const { return samples_; }
   bool due(std::int64_t step) const { return spec_.every > 0 && step % spec_.every == 0; }

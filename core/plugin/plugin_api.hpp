@@ -23,7 +23,7 @@
 namespace hemo {
 
 /// Bumped whenever this header, or a type it exposes, changes layout or meaning.
-inline constexpr int plugin_abi_version = 4;
+inline constexpr int plugin_abi_version = 5;
 
 /// A velocity a plugin imposes, for the Mach and Reynolds numbers, with the length that
 /// goes with it where the plugin knows one (a velocity inlet: its diameter). When this
@@ -64,6 +64,11 @@ struct SetupStage {
   std::int64_t check_every;    // steps between monitor records (run.check_every)
   comm::Communicator& comm;
   HaloExchange& halo;
+  /// 0 for a fresh run; the checkpoint's step for a run restarted with --restart (its
+  /// first step is first_step + 1). The fields that carry state (FieldBase::
+  /// restart_state) are restored after initialise(); a plugin's monitor files continue
+  /// their rows from this step (MonitorCsv, core/io/series_csv.hpp).
+  std::int64_t first_step = 0;
 };
 
 class Plugin {

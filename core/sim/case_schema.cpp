@@ -33,6 +33,19 @@ void declare_core_schema(config::Schema& schema) {
       .at_least(1)
       .default_value(std::int64_t{8});
 
+  schema.section("checkpoint", "core",
+                 "Checkpoints: <output>/checkpoint.h5, from which `hemoflow run CASE --restart DIR` continues the run "
+                 "bitwise, on any rank count (docs/cluster.md, \"Restarting\")")
+      .integer("every", "1", "Steps between checkpoints; 0: none on a step count")
+      .at_least(0)
+      .default_value(std::int64_t{0})
+      .real("wall_seconds", "s",
+            "Wall-clock budget of the job: once set-up and steps have taken this long, the run writes a checkpoint and "
+            "stops (exit 0, summary.json says so); set it a few minutes under the batch system's time limit")
+      .greater_than(0.0)
+      .boolean("final", "Write a checkpoint after the last step too (to extend the run later)")
+      .default_value(false);
+
   declare_units_schema(schema);
   geometry::declare_schema(schema);
 

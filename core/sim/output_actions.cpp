@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <filesystem>
 #include <utility>
 
@@ -49,8 +50,8 @@ io::ProbeSample OutputActions::locate(const config::Config& probe, std::string_v
 
 OutputActions::OutputActions(const config::Config& cfg, const mesh::SparseMesh& mesh, const LatticeUnits& units,
                              std::string output_dir, std::int64_t last_step, exec::Space space, Precision precision,
-                             comm::Communicator& comm)
-    : mesh_(mesh), comm_(comm), units_(units), dir_(std::move(output_dir)), last_step_(last_step),
+                             comm::Communicator& comm, std::int64_t first_step)
+    : mesh_(mesh), comm_(comm), units_(units), dir_(std::move(output_dir)), last_step_(last_step), first_step_(first_step),
       snapshot_(space, precision, mesh.num_nodes, mesh.stride) {
   every_ = cfg.integer("output.every");
   final_ = cfg.boolean("output.final");
@@ -99,7 +100,7 @@ OutputActions::OutputActions(const config::Config& cfg, const mesh::SparseMesh& 
     probe_specs_.push_back(spec);
     probe_nodes_.push_back(std::move(nodes));
     if (comm_.rank() == 0) {
-      probes_.emplace_back(dir_, spec, std::move(samples));
+      probes_.emplace_back(dir_, spec, std::move(samples), first_step_);
       files_.push_back(probes_.back().path());
     }
   }
@@ -211,17 +212,27 @@ void OutputActions::write_gathered(std::int64_t step, double time) {
 }
 
 void OutputActions::write_fields(std::int64_t step, double time, std::size_t n, const Moments& value) {
-  auto rho = [&](std::size_t i) { return value(0, i); };
-  auto u = [&](int c, std::size_t i) { return value(1 + c, i); };
+  auto rho = [&](std::size_t p) { return value(0, file_order_[p]); };
+  auto u = [&](int c, std::size_t p) { return value(1 + c, file_order_[p]); };
   if (!writer_) {
+    std::vector<std::array<std::int32_t, 3>> node_voxel(n);
+    for (std::size_t i = 0; i < n; ++i)
+      node_voxel[i] = gathered_voxels_.empty() ? std::array<std::int32_t, 3>{mesh_.i[i], mesh_.j[i], mesh_.k[i]}
+                                               : gathered_voxels_[i];
+    auto key = [&](std::size_t i) {
+      const auto& v = node_voxel[i];
+      return std::uint64_t(v[0]) + std::uint64_t(mesh_.dims[0]) * (std::uint64_t(v[1]) + std::uint64_t(mesh_.dims[1]) * std::uint64_t(v[2]));
+    };
+    file_order_.resize(n);
+    std::iota(file_order_.begin(), file_order_.end(), std::size_t{0});
+    std::sort(file_order_.begin(), file_order_.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
     std::vector<std::array<double, 3>> positions(n);
     std::vector<std::array<std::int32_t, 3>> voxel(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      voxel[i] = gathered_voxels_.empty() ? std::array<std::int32_t, 3>{mesh_.i[i], mesh_.j[i], mesh_.k[i]}
-                                          : gathered_voxels_[i];
-      for (int d = 0; d < 3; ++d) positions[i][d] = mesh_.origin[d] + (voxel[i][d] + 0.5) * mesh_.dx;
+    for (std::size_t p = 0; p < n; ++p) {
+      voxel[p] = node_voxel[file_order_[p]];
+      for (int d = 0; d < 3; ++d) positions[p][d] = mesh_.origin[d] + (voxel[p][d] + 0.5) * mesh_.dx;
     }
-    writer_ = std::make_unique<io::FieldWriter>(dir_, positions, voxel, format_);
+    writer_ = std::make_unique<io::FieldWriter>(dir_, positions, voxel, format_, first_step_);
     files_.push_back((std::filesystem::path(dir_) / "fields.xmf").string());
   }
   std::vector<io::HostField> out;

@@ -25,8 +25,9 @@ namespace hemo {
 /// files are written in step order and never by two threads at once.
 /// With many ranks, the owned nodes' moments are gathered to rank 0 (on the main thread,
 /// at the output step), which alone writes: one mesh.h5 and one step file per output
-/// step, nodes in rank order, whatever the rank count (docs/architecture.md says why
-/// gathering rather than parallel HDF5). A probe samples the node nearest to its point
+/// step (docs/architecture.md says why gathering rather than parallel HDF5). Files list
+/// the nodes in global voxel order, so they are the same for any rank count and node
+/// ordering, and a run restarted on another rank count continues the same series. A probe samples the node nearest to its point
 /// among all ranks' nodes; the rank that owns it contributes the value.
 class OutputActions {
  public:
@@ -34,7 +35,7 @@ class OutputActions {
   /// prepares the field writer. Nothing is written before the first due step.
   OutputActions(const config::Config& cfg, const mesh::SparseMesh& mesh, const LatticeUnits& units,
                 std::string output_dir, std::int64_t last_step, exec::Space space, Precision precision,
-                comm::Communicator& comm);
+                comm::Communicator& comm, std::int64_t first_step = 0);
   ~OutputActions();
 
   /// True if this step writes anything (so the moments must be computed).
@@ -65,6 +66,8 @@ class OutputActions {
   const LatticeUnits& units_;
   std::string dir_;
   std::int64_t every_ = 0, last_step_ = 0;
+  std::int64_t first_step_ = 0;  // > 0: restarted from this step (series continue)
+  std::vector<std::size_t> file_order_;  // the node written p-th: ascending voxel index
   bool final_ = true;
   std::vector<std::string> field_names_;
   io::FloatFormat format_ = io::FloatFormat::float64;

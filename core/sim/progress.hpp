@@ -9,13 +9,14 @@ namespace hemo {
 
 class Progress {
  public:
-  Progress(std::int64_t total_steps, std::uint64_t nodes, bool enabled, bool terminal);
+  /// Steps first_step + 1 .. total_steps (first_step > 0: a restarted run).
+  Progress(std::int64_t total_steps, std::uint64_t nodes, bool enabled, bool terminal, std::int64_t first_step = 0);
   void update(std::int64_t step, double mass_drift);
   void finish();
 
  private:
   using clock = std::chrono::steady_clock;
-  std::int64_t total_;
+  std::int64_t total_, first_;
   std::uint64_t nodes_;
   bool enabled_, terminal_;
   clock::time_point start_, last_print_;

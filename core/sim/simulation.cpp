@@ -70,6 +70,7 @@ Simulation::~Simulation() = default;
 
 Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop) : summary_(summary) {
   const auto t0 = std::chrono::steady_clock::now();
+  started_ = t0;
   if (options.comm) {
     comm_ = options.comm;
   } else {
@@ -101,6 +102,10 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
     steps_ = config_.integer("run.steps");
   }
   summary_.steps_requested = steps_;
+  checkpoint_every_ = config_.integer("checkpoint.every");
+  checkpoint_final_ = config_.boolean("checkpoint.final");
+  if (config_.has("checkpoint.wall_seconds")) checkpoint_wall_seconds_ = config_.real("checkpoint.wall_seconds");
+  if (!options.restart.empty()) open_restart(options.restart);
   summary_.dx = units_.dx;
   summary_.dt = units_.dt;
   summary_.tau = units_.tau;
@@ -108,6 +113,10 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   voxels_ = geometry::build(config_.section("geometry"), units_.dx, voxel_limit());
   log::info(str("geometry: ", voxels_.description, "; ", voxels_.dims[0], " x ", voxels_.dims[1], " x ",
                 voxels_.dims[2], " voxels of dx = ", fmt_g(units_.dx), " m"));
+  if (first_step_ > 0 && restart_.dims != voxels_.dims)
+    throw InputError(str(restart_file_, ": the checkpoint's voxel box is ", restart_.dims[0], " x ", restart_.dims[1], " x ",
+                         restart_.dims[2], ", this case's ", voxels_.dims[0], " x ", voxels_.dims[1], " x ", voxels_.dims[2],
+                         ": it was written for another geometry or resolution"));
   if (stop == Stop::after_geometry) return;
 
   // Plugins shape the mesh (periodic axes, boundary link classes) before it is built.
@@ -143,9 +152,14 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
                     : options.output_dir;
   summary_.output_dir = output_dir_;
 
-  // Before any plugin opens its own files there. Rank 0 writes every file of the run.
+  // Before any plugin opens its own files there. Rank 0 writes every file of the run. A
+  // run restarted from a checkpoint in its own output folder continues that folder's
+  // series (CSV rows, snapshots) instead.
   if (comm_->rank() == 0) {
-    clear_previous_run(output_dir_);
+    std::error_code ec;
+    const bool in_place = first_step_ > 0 && std::filesystem::equivalent(
+                                                 output_dir_, std::filesystem::path(restart_file_).parent_path(), ec);
+    if (!in_place) clear_previous_run(output_dir_);
     std::filesystem::create_directories(output_dir_);
   }
   comm_->barrier();
@@ -158,10 +172,11 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   scheduler_ = std::make_unique<Scheduler>(fence);
   declare_core_fields();
 
-  SetupStage stage{config_, units_,      mesh_,        *fields_, *scheduler_, space_,
-                   precision_, output_dir_, check_every_, *comm_,   *halo_};
+  SetupStage stage{config_,    units_,      mesh_,        *fields_, *scheduler_, space_,
+                   precision_, output_dir_, check_every_, *comm_,   *halo_,      first_step_};
   for (auto& p : plugins_) p->setup(stage);
   for (auto& p : plugins_) p->initialise(stage);
+  if (first_step_ > 0) restore_restart();
   for (const char* required : {"density", "velocity", "f"})
     if (!fields_->contains(required))
       throw std::logic_error(str("no plugin declared the field '", required, "' (the lb plugin must)"));
@@ -173,7 +188,8 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
                         "# " + options.case_path + " as run by hemoflow " + version() + " (" + commit() + ")" +
                             (options.steps ? str("\n# --steps ", *options.steps, " overrode run.steps/run.end_time") : "") +
                             "\n" + config_.to_toml());
-  output_ = std::make_unique<OutputActions>(config_, mesh_, units_, output_dir_, steps_, space_, precision_, *comm_);
+  output_ = std::make_unique<OutputActions>(config_, mesh_, units_, output_dir_, steps_, space_, precision_, *comm_,
+                                            first_step_);
   scheduler_->add(Phase::output, "write_output", "core", [this](StepContext& ctx) {
     output_->write(ctx.step, ctx.time, *ctx.fields);
   });
@@ -181,8 +197,9 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
     if (ctx.step % check_every_ == 0 || ctx.step == steps_) check_mass_and_finiteness(ctx.step);
   });
 
-  // The lb plugin's initialise left the initial density in "density".
-  initial_mass_ = comm_->sum(fields_->lookup("density").sum(0));
+  // The lb plugin's initialise left the initial density in "density"; a restarted run
+  // measures its drift from the first run's.
+  initial_mass_ = first_step_ > 0 ? restart_.initial_mass : comm_->sum(fields_->lookup("density").sum(0));
   summary_.field_bytes = fields_->bytes();
   summary_.cpu_threads = omp_get_max_threads();
   if (space_ == exec::Space::cuda) {
@@ -196,6 +213,64 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   log::info(str("fields: ", fmt_bytes(double(fields_->bytes())), " on ", exec::to_string(space_), " (",
                 to_string(precision_), ")"));
   summary_.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void Simulation::open_restart(const std::string& dir_or_file) {
+  restart_file_ = checkpoint_path(dir_or_file);
+  restart_ = read_checkpoint_info(restart_file_, *comm_);
+  auto differs = [&](const std::string& what, const std::string& theirs, const std::string& ours) {
+    throw InputError(str(restart_file_, ": the checkpoint has ", what, " = ", theirs, ", this case ", ours,
+                         ": a restart continues the same run (same geometry, resolution, time step and precision)"));
+  };
+  if (restart_.precision != to_string(precision_)) differs("run.precision", restart_.precision, to_string(precision_));
+  if (restart_.dx != units_.dx) differs("dx", fmt_g(restart_.dx, 17) + " m", fmt_g(units_.dx, 17) + " m");
+  if (restart_.dt != units_.dt) differs("dt", fmt_g(restart_.dt, 17) + " s", fmt_g(units_.dt, 17) + " s");
+  if (restart_.tau != units_.tau)
+    log::warn(str(restart_file_, ": the checkpoint was written with tau = ", fmt_g(restart_.tau, 10), ", this run has tau = ",
+                  fmt_g(units_.tau, 10), " (another viscosity): continuing with the new one"));
+  if (restart_.step >= steps_)
+    throw InputError(str(restart_file_, ": the checkpoint is after step ", restart_.step, ", and this run ends at step ",
+                         steps_, ": raise run.steps (or --steps) to continue it"));
+  first_step_ = restart_.step;
+  summary_.restarted_from = restart_file_;
+  summary_.first_step = first_step_;
+  summary_.steps = first_step_;
+  log::info(str("restart: from ", restart_file_, " (step ", restart_.step, ", t = ", fmt_g(restart_.time), " s, written on ",
+                restart_.ranks, " rank(s) by ", restart_.written_by, ")"));
+}
+
+void Simulation::restore_restart() {
+  restore_checkpoint(restart_file_, mesh_, *fields_, *comm_);
+  // The halo copies of what was restored, as every step expects them.
+  for (const FieldBase* f : fields_->list()) {
+    if (!f->restart_state() || f->count() != mesh_.num_nodes) continue;
+    if (auto* f32 = dynamic_cast<Field<float>*>(&fields_->lookup(f->name()))) halo_->exchange(*f32);
+    else if (auto* f64 = dynamic_cast<Field<double>*>(&fields_->lookup(f->name()))) halo_->exchange(*f64);
+    else throw std::logic_error("restart: halo exchange of a non-floating-point state field '" + f->name() + "'");
+  }
+}
+
+void Simulation::write_checkpoint_after(std::int64_t step) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CheckpointInfo info;
+  info.step = step;
+  info.time = double(step) * units_.dt;
+  info.precision = to_string(precision_);
+  info.dims = mesh_.dims;
+  info.dx = units_.dx;
+  info.dt = units_.dt;
+  info.tau = units_.tau;
+  info.nodes = summary_.fluid_nodes;
+  info.initial_mass = initial_mass_;
+  info.ranks = comm_->size();
+  info.written_by = str("hemoflow ", version(), " (", commit(), ")");
+  info.case_file = summary_.case_file;
+  const std::string path = (std::filesystem::path(output_dir_) / "checkpoint.h5").string();
+  write_checkpoint(path, info, mesh_, *fields_, *comm_);
+  summary_.checkpoint = path;
+  summary_.checkpoint_step = step;
+  log::info(str("checkpoint: ", path, " after step ", step, " (",
+                fmt_f(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2), " s)"));
 }
 
 void Simulation::build_partitioned_mesh(const mesh::MeshRequest& request, mesh::Ordering ordering) {

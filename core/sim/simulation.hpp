@@ -2,6 +2,7 @@
 // One run of a case: case file -> config -> geometry -> sparse mesh -> fields ->
 // scheduler loop (plugins act on fields) -> output. Data flows one way through the
 // constructor; run() then steps the scheduler.
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "core/mesh/sparse_mesh.hpp"
 #include "core/plugin/loader.hpp"
 #include "core/scheduler/scheduler.hpp"
+#include "core/sim/checkpoint.hpp"
 #include "core/sim/summary.hpp"
 #include "core/sim/units.hpp"
 
@@ -34,6 +36,9 @@ struct RunOptions {
   PluginLoader loader{};
   /// The ranks of this run; null: one rank (serial). Not owned.
   comm::Communicator* comm = nullptr;
+  /// --restart: an output folder holding checkpoint.h5, or a checkpoint file. The run
+  /// continues from the checkpoint's step to its end step (run.steps, --steps).
+  std::string restart;
 };
 
 class Simulation {
@@ -72,6 +77,13 @@ class Simulation {
   void build_partitioned_mesh(const mesh::MeshRequest& request, mesh::Ordering ordering);
   /// Per-rank nodes, halo and phase times into the summary (a collective).
   void report_ranks();
+  /// --restart: reads the checkpoint's attributes and checks them against this case
+  /// (precision, dx, dt, the voxel box); sets first_step_.
+  void open_restart(const std::string& dir_or_file);
+  /// Fills the restart-state fields from the checkpoint and their halos.
+  void restore_restart();
+  /// Writes <output>/checkpoint.h5 after `step` (a collective).
+  void write_checkpoint_after(std::int64_t step);
 
   RunSummary& summary_;
   std::unique_ptr<comm::Communicator> own_comm_;  // serial, when the options bring none
@@ -87,6 +99,13 @@ class Simulation {
   exec::Space space_ = exec::Space::host;
   Precision precision_ = Precision::fp64;
   std::int64_t steps_ = 0;
+  std::int64_t first_step_ = 0;  // > 0: restarted after this step
+  std::string restart_file_;
+  CheckpointInfo restart_;       // what the checkpoint says (restarts only)
+  std::int64_t checkpoint_every_ = 0;
+  double checkpoint_wall_seconds_ = 0.0;  // 0: no wall-clock budget
+  bool checkpoint_final_ = false;
+  std::chrono::steady_clock::time_point started_;
   std::int64_t check_every_ = 100;
   std::string output_dir_;
   ProgressMode progress_ = ProgressMode::automatic;

@@ -18,6 +18,15 @@ std::string RunSummary::to_json() const {
   j.key("output_dir").value(output_dir);
   j.key("steps").value(steps);
   j.key("steps_requested").value(steps_requested);
+  if (!stopped_early.empty()) j.key("stopped_early").value(stopped_early);
+  if (!restarted_from.empty()) {
+    j.key("restarted_from").value(restarted_from);
+    j.key("first_step").value(first_step);
+  }
+  if (!checkpoint.empty()) {
+    j.key("checkpoint").value(checkpoint);
+    j.key("checkpoint_step").value(checkpoint_step);
+  }
   j.key("fluid_nodes").value(fluid_nodes);
   j.key("voxels").value(voxels);
   j.key("ranks").value(ranks);

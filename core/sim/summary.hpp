@@ -48,6 +48,15 @@ struct RunSummary {
   };
   std::vector<Rank> rank_reports;
   double imbalance = 1.0;  // the largest rank's nodes over the mean
+  /// A restarted run: the checkpoint it continued from, and that checkpoint's step.
+  std::string restarted_from;
+  std::int64_t first_step = 0;
+  /// The last checkpoint this run wrote and its step (empty: none).
+  std::string checkpoint;
+  std::int64_t checkpoint_step = 0;
+  /// Why the run ended before steps_requested without an error ("" otherwise): the
+  /// wall-clock budget of [checkpoint] wall_seconds.
+  std::string stopped_early;
 
   std::string to_json() const;
 };

@@ -91,13 +91,13 @@ void Simulation::report_ranks() {
 void Simulation::run() {
   const bool terminal = isatty(STDERR_FILENO) != 0;
   const bool show = progress_ == ProgressMode::always || (progress_ == ProgressMode::automatic && log::level() <= log::Level::info);
-  Progress progress(steps_, summary_.fluid_nodes, show, terminal);
+  Progress progress(steps_, summary_.fluid_nodes, show, terminal, first_step_);
   StepContext ctx;
   ctx.fields = fields_.get();
-  log::info(str("running ", steps_, " steps"));
+  log::info(first_step_ > 0 ? str("running steps ", first_step_ + 1, " to ", steps_) : str("running ", steps_, " steps"));
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    for (std::int64_t s = 1; s <= steps_; ++s) {
+    for (std::int64_t s = first_step_ + 1; s <= steps_; ++s) {
       ctx.step = s;
       ctx.time = double(s) * units_.dt;
       ctx.moments_due = output_->due(s) || s % check_every_ == 0 || s == steps_;
@@ -105,6 +105,21 @@ void Simulation::run() {
       summary_.steps = s;
       summary_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       progress.update(s, summary_.mass_relative_drift);
+      // The wall-clock budget is looked at on the monitor's steps, by every rank at once
+      // (the slowest rank's clock decides), so all ranks stop after the same step.
+      bool out_of_time = false;
+      if (checkpoint_wall_seconds_ > 0.0 && s % check_every_ == 0 && s < steps_) {
+        const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+        out_of_time = comm_->max(used) >= checkpoint_wall_seconds_;
+      }
+      if (out_of_time || (checkpoint_every_ > 0 && s % checkpoint_every_ == 0) || (checkpoint_final_ && s == steps_))
+        write_checkpoint_after(s);
+      if (out_of_time) {
+        summary_.stopped_early = str("wall-clock budget checkpoint.wall_seconds = ", fmt_g(checkpoint_wall_seconds_),
+                                     " s reached after step ", s, "; continue with --restart ", output_dir_);
+        log::warn("stopping: " + summary_.stopped_early);
+        break;
+      }
     }
   } catch (...) {
     // A failed run still reports where the time went and what it wrote.
@@ -124,7 +139,7 @@ void Simulation::run() {
   // The slowest rank's time is the run's.
   summary_.wall_seconds = comm_->max(summary_.wall_seconds);
   summary_.mlups = summary_.wall_seconds > 0
-                       ? double(summary_.fluid_nodes) * double(summary_.steps) / summary_.wall_seconds / 1e6
+                       ? double(summary_.fluid_nodes) * double(summary_.steps - first_step_) / summary_.wall_seconds / 1e6
                        : 0.0;
   summary_.phase_seconds = scheduler_->phase_seconds();
   report_ranks();

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/common/text.hpp"
+#include "core/io/series_csv.hpp"
 #include "core/plugin/plugin_api.hpp"
 
 namespace hemo::boundaries {
@@ -22,18 +23,17 @@ struct RunContext {
   bool due(std::int64_t step) const { return step % check_every == 0; }
 };
 
-/// DIR/<name>: a header row, then one row per record, flushed as written. Every rank
+/// DIR/<name>: a header row, then one row per record, flushed as written; a restarted
+/// run continues the rows up to its checkpoint (core/io/series_csv.hpp). Every rank
 /// opens it and records (monitors sum their values over the ranks first); rank 0 alone
 /// writes the file.
 class MonitorCsv {
  public:
-  void open(const comm::Communicator& comm, const std::string& dir, const std::string& name, const std::string& header) {
+  void open(const SetupStage& st, const std::string& name, const std::string& header) {
     open_ = true;
-    if (comm.rank() != 0) return;
-    path_ = (std::filesystem::path(dir) / name).string();
-    out_ = std::make_unique<std::ofstream>(path_);
-    if (!*out_) throw std::runtime_error("cannot write " + path_);
-    *out_ << "step,time" << header << '\n';
+    if (st.comm.rank() != 0) return;
+    path_ = (std::filesystem::path(st.output_dir) / name).string();
+    out_ = io::open_series_csv(path_, "step,time" + header, st.first_step);
   }
   /// Whether the monitor records (on every rank, so all ranks take part in its sums).
   explicit operator bool() const { return open_; }

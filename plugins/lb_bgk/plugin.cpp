@@ -42,7 +42,8 @@ class Solver {
            Real(st.units.velocity_to_lattice(u0[2]))};
 
     auto& fields = st.fields;
-    fields.declare_node_field<Real>("f", d3q19::Q, "lb_bgk", "populations h_q = f_q - w_q (A set)");
+    // The A set is the state a step starts from: checkpoints keep it.
+    fields.declare_node_field<Real>("f", d3q19::Q, "lb_bgk", "populations h_q = f_q - w_q (A set)").set_restart_state();
     fields.declare_node_field<Real>("f_next", d3q19::Q, "lb_bgk", "populations (B set)");
     fields.declare_node_field<Real>("density", 1, "lb_bgk", "lattice density rho", Quantity::density);
     fields.declare_node_field<Real>("velocity", 3, "lb_bgk", "lattice velocity u (Guo half-force corrected)",

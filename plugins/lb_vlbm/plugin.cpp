@@ -14,6 +14,7 @@
 #include "core/common/text.hpp"
 #include "core/exec/for_each.hpp"
 #include "core/exec/reduce.hpp"
+#include "core/io/series_csv.hpp"
 #include "core/plugin/plugin_api.hpp"
 #include "plugins/lb_vlbm/kernels.hpp"
 
@@ -97,6 +98,7 @@ class VlbmIn final : public Vlbm {
     check_every_ = st.check_every;
     comm_ = &st.comm;
     csv_path_ = (std::filesystem::path(st.output_dir) / "vlbm.csv").string();
+    first_step_ = st.first_step;
     log::info(str("lb_vlbm: ", p.partial_cells(), " partial cells (0 < P < 1), ", st.comm.sum(std::uint64_t(count_)),
                   " pulls from a more solid cell mixed with bounce-back"));
     // Before the collide-stream kernel, which reads the link values written here.
@@ -120,11 +122,7 @@ class VlbmIn final : public Vlbm {
     exec::for_each(space_, {0, nodes_}, kernel, "lb_vlbm::cell_particles");
     const double total = comm_->sum(exec::sum(space_, scratch_.data(), nodes_));
     if (comm_->rank() != 0) return;  // rank 0 writes
-    if (!csv_) {
-      csv_ = std::make_unique<std::ofstream>(csv_path_);
-      if (!*csv_) throw std::runtime_error("cannot write " + csv_path_);
-      *csv_ << "step,time,particles\n";
-    }
+    if (!csv_) csv_ = io::open_series_csv(csv_path_, "step,time,particles", first_step_);
     *csv_ << ctx.step << ',' << fmt_g(ctx.time, 10) << ',' << fmt_g(total, 17) << '\n' << std::flush;
   }
 
@@ -136,6 +134,7 @@ class VlbmIn final : public Vlbm {
   std::int64_t check_every_ = 100;
   comm::Communicator* comm_ = nullptr;
   std::string csv_path_;
+  std::int64_t first_step_ = 0;
   std::unique_ptr<std::ofstream> csv_;
 };
 

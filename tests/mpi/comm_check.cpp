@@ -1,5 +1,6 @@
 // Every operation of the communicator (core/comm) on however many ranks mpirun started
-// (or one, serially, without mpirun): sums, max, prefix sum, broadcast, and a ring of
+// (or one, serially, without mpirun): sums, max, prefix sum, broadcast, gather and
+// scatter, and a ring of
 // neighbour messages with computation between start and finish. Exit 0 when every rank
 // got exactly the expected values.
 #include <cstdio>
@@ -36,6 +37,15 @@ int main(int argc, char** argv) {
   if (r == p - 1) text.assign(from_root.begin(), from_root.end());
   comm->broadcast(text, p - 1);
   expect(std::string(text.begin(), text.end()) == from_root, "broadcast");
+
+  // Gather then scatter back: rank k's k + 1 bytes of value k travel to root 0 and return.
+  std::vector<unsigned char> mine(std::size_t(r + 1), static_cast<unsigned char>(r)), all, back;
+  comm->gather(mine, all, 0);
+  std::vector<std::uint64_t> counts;
+  for (int k = 0; k < p && r == 0; ++k) counts.push_back(std::uint64_t(k + 1));
+  expect(r != 0 || all.size() == std::size_t(p) * (p + 1) / 2, "gather sizes");
+  comm->scatter(all, counts, back, 0);
+  expect(back == mine, "scatter returns each rank its gathered bytes");
 
   // A ring: each rank sends 1000 doubles (its rank) to the next one and receives from the
   // previous one; on one rank the message goes to itself.

@@ -18,6 +18,7 @@
 #include "core/io/field_writer.hpp"
 #include "core/io/json.hpp"
 #include "core/io/probes.hpp"
+#include "core/io/series_csv.hpp"
 
 namespace fs = std::filesystem;
 using namespace hemo::io;
@@ -416,4 +417,37 @@ TEST_CASE("Probe writes CSV for point and line probes") {
       CHECK(contains(e.what(), "blocked.csv"));
     }
   }
+}
+
+TEST_CASE("open_series_csv: a fresh run truncates; a restart keeps the rows up to its step") {
+  const auto dir = std::filesystem::temp_directory_path() / "hemo_series_csv_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "iolets.csv").string();
+  auto read = [&] {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  {
+    auto out = hemo::io::open_series_csv(path, "step,time,flow", 0);
+    *out << "10,0.1,1\n20,0.2,2\n30,0.3,3\n40,0.4,4";  // the last row cut short by a kill
+  }
+  SUBCASE("restart after step 20: later rows dropped, new rows appended") {
+    auto out = hemo::io::open_series_csv(path, "step,time,flow", 20);
+    *out << "30,0.3,3.5\n" << std::flush;
+    CHECK(read() == "step,time,flow\n10,0.1,1\n20,0.2,2\n30,0.3,3.5\n");
+  }
+  SUBCASE("restart after step 40: a cut-short last row is dropped") {
+    hemo::io::open_series_csv(path, "step,time,flow", 40);
+    CHECK(read() == "step,time,flow\n10,0.1,1\n20,0.2,2\n30,0.3,3\n");
+  }
+  SUBCASE("another header (other iolets): the series starts afresh") {
+    hemo::io::open_series_csv(path, "step,time,flow,pressure", 20);
+    CHECK(read() == "step,time,flow,pressure\n");
+  }
+  SUBCASE("a fresh run truncates") {
+    hemo::io::open_series_csv(path, "step,time,flow", 0);
+    CHECK(read() == "step,time,flow\n");
+  }
+  std::filesystem::remove_all(dir);
 }

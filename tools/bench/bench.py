@@ -350,7 +350,11 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu):
     L += ["## VLBM against BGK", "",
           "`tools/bench/vlbm.py` measures lb_vlbm against lb_bgk alone on the vessel tree and the patient aorta: "
           "see [performance-vlbm.md](performance-vlbm.md).", ""]
-    L += ["## Reproduce", "",
+    L += ["## Several GPUs", "",
+          "Strong and weak scaling on several GPUs (one MPI rank per GPU), with the share of the step time spent "
+          "waiting on the halo exchange, are measured by `tools/bench/scaling.py` and written to "
+          "[scaling.md](scaling.md) (numbers in `docs/scaling.json`).", "",
+          "## Reproduce", "",
           "On a machine with the GPU (or, without one, `--backend cpu`):", "",
           "```sh", "tools/build                  # Release, CUDA for sm_90", "tools/bench/run              # this page and docs/performance.json",
           "```", "",

@@ -1,0 +1,21 @@
+#pragma once
+// Time-series CSV files (probes, iolet flows, obstacle forces): a header line, then rows
+// whose first column is the step. A restarted run continues the series the interrupted
+// run wrote, so the files read as if the run had never stopped.
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <string>
+
+namespace hemo::io {
+
+/// Opens `path` for appending rows after `header` (one line, no newline). With
+/// continue_after = 0 (a fresh run) the file is truncated and the header written. With
+/// continue_after = s (a run restarted from step s), the rows of steps <= s already there
+/// are kept and later ones (written after the checkpoint by the run that stopped) are
+/// dropped; a file that is absent or has another header starts afresh. Throws
+/// std::runtime_error naming the file if it cannot be written.
+std::unique_ptr<std::ofstream> open_series_csv(const std::string& path, const std::string& header,
+                                               std::int64_t continue_after);
+
+}  // namespace hemo::io
