@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""What partitioning costs at set-up, on the CPU (issue 11, must-have 1): writes
+docs/partition.md and docs/partition.json.
+
+Runs hemo_partition_bench on the vessel tree of cases/bench/ at three resolutions (about
+1.6 x 10^7, 5 x 10^7 and 10^8 fluid nodes) and, for each, SCOTCH for 4 to 4096 ranks:
+the time to voxelize the geometry (every rank of a run does it), to count the fluid of
+every brick, and SCOTCH's time and imbalance (rank 0 of a run does it), with the
+process's resident memory after each stage and its peak.
+
+usage: partition.py --build DIR [--docs docs]
+"""
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CASE = "cases/bench/vessel_tree.toml"
+# dx of the bench case (16 M nodes), then 5 x 10^7 and 10^8 nodes (nodes ~ dx^-3).
+RESOLUTIONS = [1.32e-5, 1.32e-5 * (16.0 / 50.0) ** (1 / 3), 7.1e-6]
+RANKS = [4, 64, 1024, 4096]
+
+
+def cpu():
+    with open("/proc/cpuinfo") as f:
+        model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "unknown CPU")
+    return f"{model}, {os.cpu_count()} cores"
+
+
+def write_report(d, docs):
+    L = ["# Partitioning cost at set-up", "",
+         f"Measured {d['date']} at commit {d['commit']} by `tools/bench/partition.py` on {d['cpu']}, one process "
+         f"(`hemo_partition_bench`). Case: `{CASE}` (a vessel tree, fluid fraction 0.2 of its box) at three "
+         "resolutions, bricks of 8^3 voxels. Every rank of a run voxelizes the geometry and counts the fluid of each "
+         "brick; rank 0 alone runs SCOTCH on the graph of bricks with fluid and broadcasts the owners "
+         "(docs/architecture.md, \"Many ranks\"). Resident memory is the process's (VmRSS after the stage; peak: "
+         "VmHWM). Regenerate this page from partition.json with `tools/bench/partition.py --report docs/partition.json`.",
+         "", "| fluid nodes | voxels | bricks with fluid | voxelize s | bricks s | memory after geometry | peak memory |",
+         "|---|---|---|---|---|---|---|"]
+    for r in d["runs"]:
+        L.append(f"| {r['fluid_voxels']:,} | {r['voxels']:,} | {r['bricks_with_fluid']:,} | {r['voxelize_seconds']:.2f} | "
+                 f"{r['bricks_seconds']:.2f} | {r['rss_after_geometry_bytes'] / 1e9:.2f} GB | {r['peak_rss_bytes'] / 1e9:.2f} GB |")
+    L += ["", "SCOTCH (rank 0), seconds and imbalance (largest part over the mean):", "",
+          "| fluid nodes | " + " | ".join(f"{n} ranks" for n in RANKS) + " |", "|---|" + "---|" * len(RANKS)]
+    for r in d["runs"]:
+        cells = {p["ranks"]: f"{p['scotch_seconds']:.2f} s, {p['imbalance']:.3f}" for p in r["partitions"]}
+        L.append(f"| {r['fluid_voxels']:,} | " + " | ".join(cells.get(n, "-") for n in RANKS) + " |")
+    L += ["", "Not measured here: the rank-local mesh build that follows, which still allocates a voxel -> node map "
+          "of the whole box (4 B per voxel) on every rank, besides the fluid flags of the whole box (1 B per voxel, "
+          "in the memory column above); brick-by-brick voxelizing, so that no rank holds the whole box, is not built.", ""]
+    with open(os.path.join(docs, "partition.md"), "w") as f:
+        f.write("\n".join(L))
+    print("\n".join(L))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--docs", default=os.path.join(ROOT, "docs"))
+    ap.add_argument("--report", help="only rewrite partition.md (next to it) from this partition.json")
+    a = ap.parse_args()
+    if a.report:
+        with open(a.report) as f:
+            write_report(json.load(f), os.path.dirname(os.path.abspath(a.report)))
+        return 0
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "unknown"
+    runs = []
+    for dx in RESOLUTIONS:
+        cmd = [os.path.join(a.build, "bin", "hemo_partition_bench"), os.path.join(ROOT, CASE), "--set",
+               f"lattice.dx={dx:.6g}", "--ranks", *map(str, RANKS)]
+        print("  $", " ".join(cmd), flush=True)
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.stderr.write(p.stdout + p.stderr)
+            return 1
+        runs.append(json.loads(p.stdout))
+    data = {"date": datetime.date.today().isoformat(), "commit": commit, "cpu": cpu(), "runs": runs}
+    with open(os.path.join(a.docs, "partition.json"), "w") as f:
+        json.dump(data, f, indent=1)
+    write_report(data, a.docs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
