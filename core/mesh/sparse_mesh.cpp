@@ -173,9 +173,30 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
   }
 
   // 3. Neighbour table. A dense voxel -> node map makes the 18 lookups per node O(1);
-  //    it lives only while the table is built.
-  std::vector<std::uint32_t> node_of_voxel(static_cast<std::size_t>(vox.voxel_count()), wall_link);
-  for (std::size_t n = 0; n < local; ++n) node_of_voxel[voxel_of_node[n]] = static_cast<std::uint32_t>(n);
+  //    it covers only the bounding box of this rank's nodes (owned and halo), not the
+  //    whole voxel box, and lives only while the table is built.
+  std::array<int, 3> lo{INT_MAX, INT_MAX, INT_MAX}, extent{0, 0, 0};
+  {
+    std::array<int, 3> hi{-1, -1, -1};
+    for (std::size_t n = 0; n < local; ++n) {
+      const std::array<int, 3> c{m.i[n], m.j[n], m.k[n]};
+      for (int d = 0; d < 3; ++d) lo[d] = std::min(lo[d], c[d]), hi[d] = std::max(hi[d], c[d]);
+    }
+    for (int d = 0; d < 3; ++d) extent[d] = local ? hi[d] - lo[d] + 1 : 0;
+  }
+  constexpr std::size_t outside = std::size_t(-1);
+  auto window_index = [&](int x, int y, int z) {
+    const int a = x - lo[0], b = y - lo[1], c = z - lo[2];
+    if (a < 0 || b < 0 || c < 0 || a >= extent[0] || b >= extent[1] || c >= extent[2]) return outside;
+    return std::size_t(a) + std::size_t(extent[0]) * (std::size_t(b) + std::size_t(extent[1]) * std::size_t(c));
+  };
+  std::vector<std::uint32_t> node_of_voxel(static_cast<std::size_t>(extent[0]) * static_cast<std::size_t>(extent[1]) * static_cast<std::size_t>(extent[2]), wall_link);
+  for (std::size_t n = 0; n < local; ++n)
+    node_of_voxel[window_index(m.i[n], m.j[n], m.k[n])] = static_cast<std::uint32_t>(n);
+  auto local_node = [&](int x, int y, int z) {
+    const std::size_t w = window_index(x, y, z);
+    return w == outside ? wall_link : node_of_voxel[w];
+  };
 
   constexpr std::uint16_t no_class = 0xFFFF;
   const std::size_t rows = d3q19::Q - 1;
@@ -190,7 +211,7 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
       const std::array<int, 3> y = upstream({m.i[n], m.j[n], m.k[n]}, q);
       const std::size_t slot = std::size_t(q - 1) * m.stride + std::size_t(n);
       if (vox.inside_box(y[0], y[1], y[2])) {
-        const std::uint32_t src = node_of_voxel[static_cast<std::size_t>(vox.index(y[0], y[1], y[2]))];
+        const std::uint32_t src = local_node(y[0], y[1], y[2]);
         if (src != wall_link) {
           std::size_t c = 0;
           const std::array<int, 3> to{m.i[n], m.j[n], m.k[n]};
@@ -237,7 +258,10 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
                            h < halo_voxels.size() ? halo_voxels[h].first : INT_MAX);
     HaloNeighbour nb;
     nb.rank = r;
-    for (; s < send_voxels.size() && send_voxels[s].first == r; ++s) nb.send.push_back(node_of_voxel[send_voxels[s].second]);
+    for (; s < send_voxels.size() && send_voxels[s].first == r; ++s) {
+      const auto c = coords(send_voxels[s].second);
+      nb.send.push_back(local_node(c[0], c[1], c[2]));
+    }
     for (int q = 1; q < d3q19::Q; ++q)
       if (pulled[r] & (1u << q)) {
         // This rank pulls q from r; by symmetry r pulls opposite(q) from this rank.

@@ -41,7 +41,7 @@ std::string cpu_model() {
 /// A run never allocates a voxel map larger than 2^31 voxels (32-bit voxel indices in the
 /// mesh build), nor one that does not fit in the memory available now: a voxel takes
 /// 1 byte of fluid flag, 4 of solid fraction (STL, VLBM) and 4 of the mesh build's
-/// voxel -> node map. Beyond it, a coarser dx is needed; the geometry says which.
+/// voxel -> node map (over the bounding box of the rank's nodes: the whole box at worst). Beyond it, a coarser dx is needed; the geometry says which.
 std::int64_t voxel_limit() {
   constexpr std::int64_t index_limit = std::int64_t(1) << 31;
   const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);

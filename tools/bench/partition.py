@@ -48,9 +48,10 @@ def write_report(d, docs):
     for r in d["runs"]:
         cells = {p["ranks"]: f"{p['scotch_seconds']:.2f} s, {p['imbalance']:.3f}" for p in r["partitions"]}
         L.append(f"| {r['fluid_voxels']:,} | " + " | ".join(cells.get(n, "-") for n in RANKS) + " |")
-    L += ["", "Not measured here: the rank-local mesh build that follows, which still allocates a voxel -> node map "
-          "of the whole box (4 B per voxel) on every rank, besides the fluid flags of the whole box (1 B per voxel, "
-          "in the memory column above); brick-by-brick voxelizing, so that no rank holds the whole box, is not built.", ""]
+    L += ["", "Not measured here: the rank-local mesh build that follows (its voxel -> node map, 4 B per voxel, "
+          "covers the bounding box of the rank's nodes since 2026-11-23, not the whole box). Every rank still holds "
+          "the fluid flags of the whole box (1 B per voxel, in the memory column above): brick-by-brick voxelizing, "
+          "so that no rank holds the whole box, is not built.", ""]
     with open(os.path.join(docs, "partition.md"), "w") as f:
         f.write("\n".join(L))
     print("\n".join(L))
