@@ -69,8 +69,7 @@ void clear_previous_run(const std::string& dir) {
 Simulation::~Simulation() = default;
 
 Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop) : summary_(summary) {
-  const auto t0 = std::chrono::steady_clock::now();
-  started_ = t0;
+  started_ = std::chrono::steady_clock::now();
   if (options.comm) {
     comm_ = options.comm;
   } else {
@@ -81,6 +80,21 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   summary_.case_file = options.case_path;
   progress_ = options.progress;
 
+  // Set-up in stages, each using only what the ones before made: case -> geometry ->
+  // (partition and) mesh -> backend and output folder -> fields and plugins -> output.
+  read_case(options);
+  build_geometry();
+  if (stop == Stop::after_geometry) return;
+  build_mesh_of_this_rank();
+  if (stop == Stop::after_mesh) return;
+  select_backend();
+  prepare_output_folder(options);
+  set_up_fields_and_plugins();
+  set_up_output(options);
+  finish_set_up();
+}
+
+void Simulation::read_case(const RunOptions& options) {
   config::Document doc = config::Document::load(options.case_path);
   for (const std::string& o : options.overrides) doc.apply_override(o);
   load_plugins(doc, options);
@@ -109,7 +123,9 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   summary_.dx = units_.dx;
   summary_.dt = units_.dt;
   summary_.tau = units_.tau;
+}
 
+void Simulation::build_geometry() {
   voxels_ = geometry::build(config_.section("geometry"), units_.dx, voxel_limit());
   log::info(str("geometry: ", voxels_.description, "; ", voxels_.dims[0], " x ", voxels_.dims[1], " x ",
                 voxels_.dims[2], " voxels of dx = ", fmt_g(units_.dx), " m"));
@@ -117,8 +133,9 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
     throw InputError(str(restart_file_, ": the checkpoint's voxel box is ", restart_.dims[0], " x ", restart_.dims[1], " x ",
                          restart_.dims[2], ", this case's ", voxels_.dims[0], " x ", voxels_.dims[1], " x ", voxels_.dims[2],
                          ": it was written for another geometry or resolution"));
-  if (stop == Stop::after_geometry) return;
+}
 
+void Simulation::build_mesh_of_this_rank() {
   // Plugins shape the mesh (periodic axes, boundary link classes) before it is built.
   mesh::MeshRequest request;
   std::vector<VelocityScale> velocity_scales;
@@ -143,10 +160,9 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   log::info("mesh: " + mesh_.describe());
   voxels_.fluid.clear();
   voxels_.fluid.shrink_to_fit();
+}
 
-  if (stop == Stop::after_mesh) return;
-
-  select_backend();
+void Simulation::prepare_output_folder(const RunOptions& options) {
   output_dir_ = options.output_dir.empty()
                     ? (std::filesystem::path("out") / std::filesystem::path(options.case_path).stem()).string()
                     : options.output_dir;
@@ -163,7 +179,9 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
     std::filesystem::create_directories(output_dir_);
   }
   comm_->barrier();
+}
 
+void Simulation::set_up_fields_and_plugins() {
   // Node fields count this rank's nodes; their rows run on over the halo (mesh stride).
   fields_ = std::make_unique<FieldRegistry>(space_, mesh_.num_nodes, mesh_.stride);
   halo_ = std::make_unique<HaloExchange>(*comm_, mesh_, space_);
@@ -180,14 +198,17 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   for (const char* required : {"density", "velocity", "f"})
     if (!fields_->contains(required))
       throw std::logic_error(str("no plugin declared the field '", required, "' (the lb plugin must)"));
+}
 
+void Simulation::set_up_output(const RunOptions& options) {
   // The case exactly as it runs (every --set applied), so any output can be reproduced
   // and analysed without the command line that made it.
-  if (comm_->rank() == 0)
-  io::write_file_atomic((std::filesystem::path(output_dir_) / "case.toml").string(),
-                        "# " + options.case_path + " as run by hemoflow " + version() + " (" + commit() + ")" +
-                            (options.steps ? str("\n# --steps ", *options.steps, " overrode run.steps/run.end_time") : "") +
-                            "\n" + config_.to_toml());
+  if (comm_->rank() == 0) {
+    io::write_file_atomic((std::filesystem::path(output_dir_) / "case.toml").string(),
+                          "# " + options.case_path + " as run by hemoflow " + version() + " (" + commit() + ")" +
+                              (options.steps ? str("\n# --steps ", *options.steps, " overrode run.steps/run.end_time") : "") +
+                              "\n" + config_.to_toml());
+  }
   output_ = std::make_unique<OutputActions>(config_, mesh_, units_, output_dir_, steps_, space_, precision_, *comm_,
                                             first_step_);
   scheduler_->add(Phase::output, "write_output", "core", [this](StepContext& ctx) {
@@ -196,7 +217,9 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   scheduler_->add(Phase::output, "check_mass_nan", "core", [this](StepContext& ctx) {
     if (ctx.step % check_every_ == 0 || ctx.step == steps_) check_mass_and_finiteness(ctx.step);
   });
+}
 
+void Simulation::finish_set_up() {
   // The lb plugin's initialise left the initial density in "density"; a restarted run
   // measures its drift from the first run's.
   initial_mass_ = first_step_ > 0 ? restart_.initial_mass : comm_->sum(fields_->lookup("density").sum(0));
@@ -212,7 +235,7 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   }
   log::info(str("fields: ", fmt_bytes(double(fields_->bytes())), " on ", exec::to_string(space_), " (",
                 to_string(precision_), ")"));
-  summary_.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  summary_.setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }
 
 void Simulation::open_restart(const std::string& dir_or_file) {

@@ -66,6 +66,15 @@ class Simulation {
   std::int64_t steps() const { return steps_; }
 
  private:
+  // The stages of set-up, in order (the constructor).
+  void read_case(const RunOptions& options);
+  void build_geometry();
+  void build_mesh_of_this_rank();
+  void prepare_output_folder(const RunOptions& options);
+  void set_up_fields_and_plugins();
+  void set_up_output(const RunOptions& options);
+  void finish_set_up();
+
   void load_plugins(const config::Document& doc, const RunOptions& options);
   void derive_flow_numbers(const std::vector<VelocityScale>& velocity_scales);
   void select_backend();
