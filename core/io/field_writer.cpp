@@ -151,7 +151,22 @@ FieldWriter::FieldWriter(std::string output_dir,
 }
 
 void FieldWriter::adopt_earlier_steps(std::int64_t continue_after) {
-  const fs::path fields_dir = fs::path(dir_) / "fields";
+  written_ = steps_until(dir_, continue_after, nodes_);
+  write_collection();
+}
+
+void FieldWriter::continue_series(const std::string& output_dir, std::int64_t continue_after) {
+  std::error_code ec;
+  if (!fs::exists(fs::path(output_dir) / "fields.xmf", ec)) return;
+  FieldWriter listing(output_dir);
+  listing.written_ = steps_until(output_dir, continue_after, 0);
+  listing.write_collection();
+}
+
+std::vector<FieldWriter::Written> FieldWriter::steps_until(const std::string& dir, std::int64_t continue_after,
+                                                            std::size_t nodes) {
+  std::vector<Written> kept;
+  const fs::path fields_dir = fs::path(dir) / "fields";
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(fields_dir, ec)) {
     const std::string name = entry.path().filename().string();
@@ -163,8 +178,8 @@ void FieldWriter::adopt_earlier_steps(std::int64_t continue_after) {
       continue;
     }
     if (std::string(tail) != "h5") continue;
-    // The step's time and fields from its own file; one that does not match this mesh
-    // (another geometry wrote it) is left out of fields.xmf.
+    // The step's time and fields from its own file; one that does not match the mesh
+    // (nodes > 0: another geometry wrote it) is left out of fields.xmf.
     const hdf5::Quiet quiet;
     try {
       const hdf5::Input in(entry.path().string(), "a field snapshot");
@@ -172,30 +187,33 @@ void FieldWriter::adopt_earlier_steps(std::int64_t continue_after) {
       w.step = step;
       in.numbers("time", H5T_NATIVE_DOUBLE, 1, &w.time);
       std::vector<FieldMeta> meta;
-      FloatFormat format = format_;
+      FloatFormat format = FloatFormat::float64;
       hdf5::Handle root(H5Gopen2(in.root(), "/", H5P_DEFAULT), H5Gclose);
       H5G_info_t info{};
       if (!root.ok() || H5Gget_info(root.get(), &info) < 0) continue;
+      std::size_t n = nodes;
       bool fits = true;
       for (hsize_t i = 0; i < info.nlinks; ++i) {
         char field[256] = {};
         if (H5Lget_name_by_idx(root.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, field, sizeof field, H5P_DEFAULT) < 0)
           continue;
         const hdf5::Input::Shape shape = in.shape(field);
-        fits = fits && !shape.dims.empty() && shape.dims[0] == nodes_;
+        if (shape.dims.empty()) fits = false;
+        else if (n == 0) n = shape.dims[0];
+        fits = fits && shape.dims[0] == n;
         format = shape.type_size == 4 ? FloatFormat::float32 : FloatFormat::float64;
         meta.push_back({field, shape.dims.size() == 2 ? int(shape.dims[1]) : 1});
       }
       if (!fits || meta.empty()) continue;
       w.xmf_name = "fields/" + step_stem(step) + ".xmf";
-      w.grid_xml = grid_xml("      ", "fields/", step, w.time, meta, nodes_, format);
-      written_.push_back(std::move(w));
+      w.grid_xml = grid_xml("      ", "fields/", step, w.time, meta, n, format);
+      kept.push_back(std::move(w));
     } catch (const std::exception&) {
       // Not a snapshot we can read: not listed.
     }
   }
-  std::sort(written_.begin(), written_.end(), [](const Written& a, const Written& b) { return a.step < b.step; });
-  write_collection();
+  std::sort(kept.begin(), kept.end(), [](const Written& a, const Written& b) { return a.step < b.step; });
+  return kept;
 }
 
 void FieldWriter::write_collection() const {

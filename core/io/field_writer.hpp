@@ -44,6 +44,11 @@ class FieldWriter {
 
   std::size_t node_count() const { return nodes_; }
 
+  /// For a run restarted from step continue_after in this output folder that may write
+  /// no snapshot: removes the step files after that step and lists the others in
+  /// fields.xmf (what the constructor does with continue_after, without a mesh).
+  static void continue_series(const std::string& output_dir, std::int64_t continue_after);
+
  private:
   std::string dir_;
   std::size_t nodes_;
@@ -55,7 +60,11 @@ class FieldWriter {
     std::string grid_xml;  // this step's <Grid>, paths relative to output_dir, for fields.xmf
   };
   std::vector<Written> written_;
+  explicit FieldWriter(std::string output_dir) : dir_(std::move(output_dir)), nodes_(0), format_(FloatFormat::float64) {}
   void adopt_earlier_steps(std::int64_t continue_after);
+  /// The step files of `dir` up to continue_after (later ones are removed), with `nodes`
+  /// nodes each (0: any count), in step order.
+  static std::vector<Written> steps_until(const std::string& dir, std::int64_t continue_after, std::size_t nodes);
   void write_collection() const;
 };
 

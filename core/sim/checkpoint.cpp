@@ -6,8 +6,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <numeric>
+#include <span>
 #include <sstream>
+#include <utility>
 
 #include "core/common/error.hpp"
 #include "core/common/text.hpp"

@@ -18,6 +18,7 @@
 #include "core/exec/reduce.hpp"
 #include "core/common/version.hpp"
 #include "core/geometry/shapes.hpp"
+#include "core/io/field_writer.hpp"
 #include "core/io/json.hpp"
 #include "core/partition/brick_partition.hpp"
 #include "core/sim/case_schema.hpp"
@@ -175,7 +176,8 @@ void Simulation::prepare_output_folder(const RunOptions& options) {
     std::error_code ec;
     const bool in_place = first_step_ > 0 && std::filesystem::equivalent(
                                                  output_dir_, std::filesystem::path(restart_file_).parent_path(), ec);
-    if (!in_place) clear_previous_run(output_dir_);
+    if (in_place) io::FieldWriter::continue_series(output_dir_, first_step_);  // snapshots or not
+    else clear_previous_run(output_dir_);
     std::filesystem::create_directories(output_dir_);
   }
   comm_->barrier();

@@ -10,10 +10,11 @@ one-rank run (no launcher):
              - every snapshot, before and after the restart, bitwise equal node by node;
              - fields.xmf lists the same steps; probe CSVs byte for byte; monitor CSVs
                byte for byte on one rank, to 1e-12 otherwise (sums in another order);
-  kill     (with --faults) one rank, checkpoints every T/4 steps, killed (SIGKILL) halfway
+  kill     (with --faults) one rank, checkpoints every T/3 steps, killed (SIGKILL) halfway
            through writing its second checkpoint (HEMO_TEST_KILL_IN_CHECKPOINT=2): the
-           checkpoint left is the first one, whole, and a restart from it ends with the
-           uninterrupted run's checksum;
+           checkpoint left is the first one, whole; a short restart that writes no
+           snapshot removes the killed run's snapshots after it from fields/ and
+           fields.xmf; a restart to the end gives the uninterrupted run's checksum;
   wall     (with --faults) checkpoint.wall_seconds reached at the first monitor step: the
            run checkpoints, stops with exit 0 and says so in summary.json; a restart ends
            with the same checksum;
@@ -122,16 +123,36 @@ def main():
                 check(f1.read() == f2.read(), f"{tag}: {name} byte for byte")
 
     if a.faults:
-        quarter = steps // 4
+        # Checkpoints every third of the run, snapshots twice as often: when the kill comes
+        # in the second checkpoint, the snapshot between the two is surely on disk (the
+        # snapshot at that step waited for the one before).
+        every = steps // 3
         killed = os.path.join(a.work, f"{tag}_killed")
-        p = hemoflow(a, 1, killed, ["--steps", str(steps), "--set", f"checkpoint.every={quarter}"], env={"HEMO_TEST_KILL_IN_CHECKPOINT": "2"})
+        p = hemoflow(a, 1, killed, ["--steps", str(steps), "--set", f"checkpoint.every={every}", "--set",
+                                    f"output.every={every // 2}"], env={"HEMO_TEST_KILL_IN_CHECKPOINT": "2"})
         check(p.returncode in (-9, 137), f"kill: the run died while writing its second checkpoint (exit {p.returncode})")
         with h5py.File(os.path.join(killed, "checkpoint.h5")) as f:
-            check(int(f.attrs["step"]) == quarter, f"kill: checkpoint.h5 is the first one (step {int(f.attrs['step'])})")
+            check(int(f.attrs["step"]) == every, f"kill: checkpoint.h5 is the first one (step {int(f.attrs['step'])})")
+
+        def snapshots():
+            return sorted(int(f[5:13]) for f in os.listdir(os.path.join(killed, "fields"))
+                          if f.startswith("step_") and f.endswith(".h5"))
+
+        before = snapshots()
+        # A restart that writes no snapshot still forgets the killed run's later ones.
+        p = hemoflow(a, 1, killed, ["--steps", str(every + 1), "--restart", killed, "--set", "output.every=0",
+                                    "--set", "output.final=false"], clean=False)
+        must(p, "a short restart without snapshots")
+        after = snapshots()
+        with open(os.path.join(killed, "fields.xmf")) as f:
+            listed = [int(x.split('"')[0]) for x in f.read().split('<Grid Name="step_')[1:]]
+        check(any(s > every for s in before) and after == [s for s in before if s <= every] and listed == after,
+              f"kill: snapshots {before} left by the kill; after a restart from step {every} without snapshots "
+              f"{after}, fields.xmf lists {listed}")
         p = hemoflow(a, 1, killed, ["--steps", str(steps), "--restart", killed], clean=False)
         must(p, "the restart after the kill")
         check(summary(killed)["population_checksum"] == ref["population_checksum"],
-              f"kill: restart from step {quarter} ends with the uninterrupted checksum")
+              f"kill: restart from step {every} ends with the uninterrupted checksum")
 
         wall = os.path.join(a.work, f"{tag}_wall")
         p = hemoflow(a, 1, wall, ["--steps", str(steps), "--set", "checkpoint.wall_seconds=1e-6"])
