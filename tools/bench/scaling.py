@@ -15,7 +15,10 @@ device from the node-local rank):
 Bytes per update as in tools/bench/bench.py (SPARSE: 38 values + 18 indices of 4 B);
 the fraction is of the device-to-device copy bandwidth measured by hemo_membw.
 
-usage: scaling.py --build DIR --mpiexec orterun [--gpus 2] [--steps 1000] [--docs docs]
+Each timed run is repeated --repeat times (default 3); the table gives the median MLUPS
+and the range, and efficiencies are of the medians.
+
+usage: scaling.py --build DIR --mpiexec orterun [--gpus 2] [--steps 1000] [--repeat 3] [--docs docs]
 """
 import argparse
 import datetime
@@ -58,7 +61,7 @@ def write_report(d, docs):
     """docs/scaling.md from the numbers of one measurement (scaling.json)."""
     n, checks, rows = d["gpus"], d["checks"], d["runs"]
     L = ["# Scaling on several GPUs", "",
-         f"Measured {d['date']} at commit {d['commit']} by `tools/bench/scaling.py --gpus {n} --steps {d['steps']}` on "
+         f"Measured {d['date']} at commit {d['commit']} by `tools/bench/scaling.py --gpus {n} --steps {d['steps']} --repeat {d.get('repeat', 1)}` on "
          f"{n} x {d['device']}, one MPI rank per GPU (Open MPI from the bundle, no CUDA-aware MPI: halos are packed on "
          f"the GPU, downloaded to pinned host memory while the interior updates, and sent by MPI). Copy bandwidth of one "
          f"GPU (hemo_membw): {d['copy_bandwidth_gbs']:.0f} GB/s. Bytes per update: 38 populations + 18 neighbour "
@@ -68,11 +71,13 @@ def write_report(d, docs):
     for c in checks:
         L.append(f"- {c['what']}: {c['one']} and {c['many']}: **{'equal' if c['equal'] else 'DIFFERENT'}**")
     L += ["", "## Runs", "",
-          "| kind | case | GPUs | fluid nodes | precision | MLUPS | efficiency | bandwidth fraction | exposed halo wait (worst rank) | halo MB/step (all ranks) | imbalance |",
-          "|---|---|---|---|---|---|---|---|---|---|---|"]
+          "| kind | case | GPUs | fluid nodes | precision | MLUPS (median) | MLUPS range | efficiency | bandwidth fraction | exposed halo wait (worst rank) | halo MB/step (all ranks) | imbalance |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         eff = f"{100 * r['efficiency']:.1f}%" if "efficiency" in r else "-"
-        L.append(f"| {r['kind']} | {r['case']} | {r['ranks']} | {r['nodes']:,} | {r['precision']} | {r['mlups']:.0f} | {eff} | "
+        runs = r.get("mlups_runs", [r["mlups"]])
+        spread = f"{min(runs):.0f}-{max(runs):.0f} ({len(runs)} runs)"
+        L.append(f"| {r['kind']} | {r['case']} | {r['ranks']} | {r['nodes']:,} | {r['precision']} | {r['mlups']:.0f} | {spread} | {eff} | "
                  f"{100 * r['bandwidth_fraction']:.1f}% | {100 * r['comm_share']:.1f}% | "
                  f"{r['halo_bytes_per_step'] / 1e6:.2f} | {r['imbalance']:.3f} |")
     L += ["", "Efficiency: MLUPS on N GPUs over N times MLUPS on one (weak: one GPU with the same nodes per GPU).",
@@ -90,6 +95,7 @@ def main():
     ap.add_argument("--mpiexec", default="mpirun")
     ap.add_argument("--gpus", type=int, default=2)
     ap.add_argument("--steps", type=int, default=1000)
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each timed case (median reported)")
     ap.add_argument("--work", default="/tmp/hemo_scaling")
     ap.add_argument("--docs", default=os.path.join(ROOT, "docs"))
     ap.add_argument("--report", help="only rewrite scaling.md (next to it) from this scaling.json")
@@ -122,10 +128,13 @@ def main():
 
     # 2. Strong and weak scaling.
     def record(kind, label, case, ranks, extra=(), per_gpu=None):
-        s = run(a, ranks, case, f"{a.work}/{kind}_{label}_{ranks}", a.steps, extra)
+        runs = [run(a, ranks, case, f"{a.work}/{kind}_{label}_{ranks}", a.steps, extra) for _ in range(a.repeat)]
+        runs.sort(key=lambda x: x["mlups"])
+        s = runs[len(runs) // 2]  # the median run
         b = sparse_bytes(s["precision"])
         r = {"kind": kind, "case": label, "ranks": ranks, "nodes": s["fluid_nodes"], "precision": s["precision"],
-             "mlups": s["mlups"], "wall_seconds": s["wall_seconds"], "bytes_per_update": b,
+             "mlups": s["mlups"], "mlups_runs": [x["mlups"] for x in runs], "wall_seconds": s["wall_seconds"],
+             "bytes_per_update": b,
              "bandwidth_fraction": s["mlups"] * 1e6 * b / (copy_bw * 1e9 * ranks),
              "comm_share": comm_share(s), "imbalance": s.get("imbalance", 1.0),
              "halo_bytes_per_step": sum(x["halo_bytes_per_step"] for x in s.get("rank_reports", [])),
@@ -148,7 +157,7 @@ def main():
     rows.append(w)
 
     data = {"date": datetime.date.today().isoformat(), "commit": commit, "device": device, "copy_bandwidth_gbs": copy_bw,
-            "gpus": n, "steps": a.steps, "checks": checks, "runs": rows}
+            "gpus": n, "steps": a.steps, "repeat": a.repeat, "checks": checks, "runs": rows}
     with open(os.path.join(a.docs, "scaling.json"), "w") as f:
         json.dump(data, f, indent=1)
     write_report(data, a.docs)
