@@ -1,10 +1,11 @@
 #pragma once
 // Packing node values for a halo exchange: rows (populations, components) of chosen nodes
-// into one contiguous buffer, on either backend (the CUDA part is in gather.cu).
+// into one contiguous buffer. A functor for exec::for_each like any kernel, so the one
+// definition runs on both backends (gather.cpp and gather.cu instantiate it).
 #include <cstddef>
 #include <cstdint>
 
-#include "core/exec/space.hpp"
+#include "physics/hd.hpp"
 
 namespace hemo::exec {
 
@@ -15,10 +16,21 @@ struct RowList {
   void add(int r) { row[count++] = static_cast<std::uint8_t>(r); }
 };
 
-/// out[r * count + i] = src[rows.row[r] * stride + index[i]] for r < rows.count,
-/// i < count. `src`, `index` and `out` live in `space`'s memory.
+/// For t = r * count + i (r < rows.count, i < count):
+///   out[t] = src[rows.row[r] * stride + index[i]].
+/// Run over [0, rows.count * count). `src`, `index` and `out` live in the run's memory.
 template <class T>
-void gather_rows(Space space, const T* src, std::size_t stride, RowList rows, const std::uint32_t* index,
-                 std::uint32_t count, T* out);
+struct GatherRows {
+  const T* src;
+  std::size_t stride;
+  RowList rows;
+  const std::uint32_t* index;
+  std::uint32_t count;
+  T* out;
+  HEMO_HD void operator()(std::uint32_t t) const {
+    const std::uint32_t r = t / count, i = t % count;
+    out[t] = src[std::size_t(rows.row[r]) * stride + index[i]];
+  }
+};
 
 }  // namespace hemo::exec

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/exec/for_each.hpp"
+
 namespace hemo {
 
 namespace {
@@ -95,9 +97,11 @@ void HaloExchange::start(Field<T>& field, HaloRows which) {
   send_bytes_ = send_bytes;
   last_bytes_sent_ = send_bytes;
   unsigned char* packed = space_ == exec::Space::cuda ? send_device_.data() : send_host_;
-  for (Peer& p : peers_)
-    exec::gather_rows(space_, field.data(), field.stride(), p.send_rows, p.send_nodes.data(), p.sends,
-                      reinterpret_cast<T*>(packed + p.send_offset));
+  for (Peer& p : peers_) {
+    const exec::GatherRows<T> pack{field.data(), field.stride(), p.send_rows, p.send_nodes.data(), p.sends,
+                                   reinterpret_cast<T*>(packed + p.send_offset)};
+    exec::for_each(space_, {0, std::uint32_t(p.send_rows.count) * p.sends}, pack, "halo::gather_rows");
+  }
   sends_.clear();
   receives_.clear();
   for (Peer& p : peers_) {

@@ -19,6 +19,7 @@ struct ProbeSpec {
   std::array<double, 3> end{};    // m (line only)
   int points = 1;                 // samples along a line, ends included
   std::int64_t every = 1;         // steps between records
+  bool due(std::int64_t step) const { return every > 0 && step % every == 0; }
 };
 
 /// One sample location resolved to a node.
@@ -43,7 +44,7 @@ class Probe {
         std::int64_t continue_after = 0);
   const ProbeSpec& spec() const { return spec_; }
   const std::vector<ProbeSample>& samples() const { return samples_; }
-  bool due(std::int64_t step) const { return spec_.every > 0 && step % spec_.every == 0; }
+  bool due(std::int64_t step) const { return spec_.due(step); }
   void record(std::int64_t step, double time, const ProbeValues& values);
   const std::string& path() const { return path_; }
 

@@ -5,6 +5,9 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <filesystem>
+
+#include "core/common/text.hpp"
 #include "core/io/json.hpp"
 
 namespace hemo::io {
@@ -39,6 +42,25 @@ std::unique_ptr<std::ofstream> open_series_csv(const std::string& path, const st
   if (!out->is_open())
     throw std::runtime_error("cannot open " + path + ": " + (errno ? std::strerror(errno) : "unknown error"));
   return out;
+}
+
+void SeriesCsv::open(const comm::Communicator& comm, const std::string& dir, const std::string& name,
+                     const std::string& header, std::int64_t continue_after) {
+  open_ = true;
+  if (comm.rank() == 0)
+    out_ = open_series_csv((std::filesystem::path(dir) / name).string(), "step,time" + header, continue_after);
+}
+
+void SeriesCsv::begin(std::int64_t step, double time) {
+  if (out_) *out_ << step << ',' << fmt_g(time, 10);
+}
+
+void SeriesCsv::value(double v, int digits) {
+  if (out_) *out_ << ',' << fmt_g(v, digits);
+}
+
+void SeriesCsv::end() {
+  if (out_) *out_ << '\n' << std::flush;
 }
 
 }  // namespace hemo::io

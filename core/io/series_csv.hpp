@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "core/comm/communicator.hpp"
+
 namespace hemo::io {
 
 /// Opens `path` for appending rows after `header` (one line, no newline). With
@@ -17,5 +19,25 @@ namespace hemo::io {
 /// std::runtime_error naming the file if it cannot be written.
 std::unique_ptr<std::ofstream> open_series_csv(const std::string& path, const std::string& header,
                                                std::int64_t continue_after);
+
+/// A monitor's time series, DIR/<name>: "step,time" + header, then one row per record,
+/// flushed as written (open_series_csv). Every rank opens it and records, so that all
+/// take part in the sums a monitor makes over the ranks first; rank 0 alone writes the
+/// file.
+class SeriesCsv {
+ public:
+  void open(const comm::Communicator& comm, const std::string& dir, const std::string& name, const std::string& header,
+            std::int64_t continue_after);
+  /// Whether the monitor records (true on every rank once opened).
+  explicit operator bool() const { return open_; }
+  void begin(std::int64_t step, double time);
+  /// One value, with `digits` significant digits.
+  void value(double v, int digits = 10);
+  void end();
+
+ private:
+  bool open_ = false;
+  std::unique_ptr<std::ofstream> out_;  // rank 0
+};
 
 }  // namespace hemo::io

@@ -172,7 +172,7 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
     for (std::uint32_t s = 0; s < m.num_nodes; ++s) m.sorted_voxel[s] = voxel_of_node[perm[s]];
   }
 
-  // 3. Neighbour table. A dense voxel -> node map makes the 18 lookups per node O(1);
+  // 5. Neighbour table. A dense voxel -> node map makes the 18 lookups per node O(1);
   //    it covers only the bounding box of this rank's nodes (owned and halo), not the
   //    whole voxel box, and lives only while the table is built.
   std::array<int, 3> lo{INT_MAX, INT_MAX, INT_MAX}, extent{0, 0, 0};
@@ -252,7 +252,7 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
     }
   if (m.links.size() >= coded_link) throw InputError("too many boundary links for 32-bit link codes");
 
-  // 5. The halo plan: per neighbour rank, what goes out and where what comes in lands.
+  // 6. The halo plan: per neighbour rank, what goes out and where what comes in lands.
   for (std::size_t s = 0, h = 0; s < send_voxels.size() || h < halo_voxels.size();) {
     const int r = std::min(s < send_voxels.size() ? send_voxels[s].first : INT_MAX,
                            h < halo_voxels.size() ? halo_voxels[h].first : INT_MAX);

@@ -67,7 +67,7 @@ struct SetupStage {
   /// 0 for a fresh run; the checkpoint's step for a run restarted with --restart (its
   /// first step is first_step + 1). The fields that carry state (FieldBase::
   /// restart_state) are restored after initialise(); a plugin's monitor files continue
-  /// their rows from this step (MonitorCsv, core/io/series_csv.hpp).
+  /// their rows from this step (io::SeriesCsv, core/io/series_csv.hpp).
   std::int64_t first_step = 0;
 };
 

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
-#include <numeric>
 #include <span>
 #include <sstream>
 #include <utility>
@@ -15,6 +14,7 @@
 #include "core/common/error.hpp"
 #include "core/common/text.hpp"
 #include "core/io/hdf5_file.hpp"
+#include "core/sim/gathered_voxels.hpp"
 
 namespace hemo {
 
@@ -31,43 +31,21 @@ std::vector<const FieldBase*> state_fields(const FieldRegistry& fields) {
   return out;
 }
 
-hid_t file_type(const FieldBase& f) {
+/// How a field's values are stored: HDF5's types in the file and in memory, and the
+/// bytes of one value.
+struct Storage {
+  hid_t file, memory;
+  std::size_t bytes;
+};
+
+Storage storage_of(const FieldBase& f) {
   const std::string t = f.type_name();
-  if (t == "float32") return H5T_IEEE_F32LE;
-  if (t == "float64") return H5T_IEEE_F64LE;
-  if (t == "uint32") return H5T_STD_U32LE;
-  if (t == "int32") return H5T_STD_I32LE;
-  if (t == "uint8") return H5T_STD_U8LE;
+  if (t == "float32") return {H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 4};
+  if (t == "float64") return {H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 8};
+  if (t == "uint32") return {H5T_STD_U32LE, H5T_NATIVE_UINT32, 4};
+  if (t == "int32") return {H5T_STD_I32LE, H5T_NATIVE_INT32, 4};
+  if (t == "uint8") return {H5T_STD_U8LE, H5T_NATIVE_UINT8, 1};
   throw std::logic_error("checkpoint: no HDF5 type for field '" + f.name() + "' of type " + t);
-}
-
-hid_t memory_type(const FieldBase& f) {
-  const std::string t = f.type_name();
-  if (t == "float32") return H5T_NATIVE_FLOAT;
-  if (t == "float64") return H5T_NATIVE_DOUBLE;
-  if (t == "uint32") return H5T_NATIVE_UINT32;
-  if (t == "int32") return H5T_NATIVE_INT32;
-  return H5T_NATIVE_UINT8;
-}
-
-std::size_t element_size(const FieldBase& f) {
-  const std::string t = f.type_name();
-  return t == "float64" ? 8 : t == "uint8" ? 1 : 4;
-}
-
-/// This rank's global voxel indices, gathered on rank 0 in rank order.
-std::vector<std::uint64_t> gathered_voxels(const mesh::SparseMesh& mesh, comm::Communicator& comm) {
-  std::vector<std::uint64_t> mine(mesh.num_nodes);
-  for (std::uint32_t n = 0; n < mesh.num_nodes; ++n) mine[n] = mesh.voxel_index(n);
-  return comm.gather(std::span<const std::uint64_t>(mine), 0);
-}
-
-/// order[p]: the gathered node that comes p-th in ascending voxel order.
-std::vector<std::size_t> voxel_order(const std::vector<std::uint64_t>& voxels) {
-  std::vector<std::size_t> order(voxels.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return voxels[a] < voxels[b]; });
-  return order;
 }
 
 /// The process dies (SIGKILL, nothing flushed) in the middle of its n-th checkpoint when
@@ -119,12 +97,12 @@ std::string checkpoint_path(const std::string& dir_or_file) {
 void write_checkpoint(const std::string& path, const CheckpointInfo& info, const mesh::SparseMesh& mesh,
                       const FieldRegistry& fields, comm::Communicator& comm) {
   const bool root = comm.rank() == 0;
-  const std::vector<std::uint64_t> voxels = gathered_voxels(mesh, comm);
-  std::vector<std::size_t> order;
+  const GatheredVoxels gathered = gather_voxels(mesh, comm);
+  const std::vector<std::uint64_t>& voxels = gathered.voxel;
+  const std::vector<std::size_t>& order = gathered.ascending;
   std::unique_ptr<io::hdf5::Quiet> quiet;
   std::unique_ptr<io::hdf5::Output> out;
   if (root) {
-    order = voxel_order(voxels);
     std::vector<std::uint64_t> sorted(voxels.size());
     for (std::size_t p = 0; p < order.size(); ++p) sorted[p] = voxels[order[p]];
     quiet = std::make_unique<io::hdf5::Quiet>();
@@ -152,9 +130,10 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info, const
   }
   bool first_row = true;
   for (const FieldBase* f : state_fields(fields)) {
-    const std::size_t size = element_size(*f);
+    const Storage storage = storage_of(*f);
+    const std::size_t size = storage.bytes;
     hid_t table = H5I_INVALID_HID;
-    if (root) table = out->table("fields/" + f->name(), file_type(*f), hsize_t(f->components()), voxels.size());
+    if (root) table = out->table("fields/" + f->name(), storage.file, hsize_t(f->components()), voxels.size());
     std::vector<unsigned char> row;
     for (int c = 0; c < f->components(); ++c) {
       const std::vector<unsigned char> mine = f->component_bytes(c);
@@ -162,7 +141,7 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info, const
       if (!root) continue;
       row.resize(all.size());
       for (std::size_t p = 0; p < order.size(); ++p) std::memcpy(&row[p * size], &all[order[p] * size], size);
-      out->write_row(table, memory_type(*f), hsize_t(c), voxels.size(), row.data());
+      out->write_row(table, storage.memory, hsize_t(c), voxels.size(), row.data());
       if (std::exchange(first_row, false)) test_kill_point();
     }
   }
@@ -206,9 +185,10 @@ CheckpointInfo read_checkpoint_info(const std::string& path, comm::Communicator&
 void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, FieldRegistry& fields,
                         comm::Communicator& comm) {
   const bool root = comm.rank() == 0;
-  const std::vector<std::uint64_t> voxels = gathered_voxels(mesh, comm);
+  const GatheredVoxels gathered = gather_voxels(mesh, comm);
+  const std::vector<std::uint64_t>& voxels = gathered.voxel;
+  const std::vector<std::size_t>& order = gathered.ascending;
   const std::vector<std::uint64_t> counts = comm.gather(std::span<const std::uint64_t>(std::vector<std::uint64_t>{mesh.num_nodes}), 0);
-  std::vector<std::size_t> order;
   std::unique_ptr<io::hdf5::Quiet> quiet;
   std::unique_ptr<io::hdf5::Input> in;
   const std::vector<const FieldBase*> state = state_fields(fields);
@@ -220,7 +200,6 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
     if (vs.dims.size() != 1 || vs.type_class != H5T_INTEGER) in->fail("dataset /voxel is not a list of voxel indices");
     std::vector<std::uint64_t> file_voxels(vs.dims[0]);
     in->read("voxel", H5T_NATIVE_UINT64, file_voxels.data());
-    order = voxel_order(voxels);
     auto ijk = [&](std::uint64_t v) {
       const std::uint64_t nx = std::uint64_t(mesh.dims[0]), ny = std::uint64_t(mesh.dims[1]);
       return str("(", v % nx, ", ", v / nx % ny, ", ", v / (nx * ny), ")");
@@ -241,7 +220,7 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
         in->fail(str("no field '", f->name(), "' (declared by ", f->owner(), "): the checkpoint was written by a run "
                      "with other plugins"));
       const io::hdf5::Input::Shape s = in->shape(name);
-      const std::size_t size = element_size(*f);
+      const std::size_t size = storage_of(*f).bytes;
       const bool floating = std::string(f->type_name()).rfind("float", 0) == 0;
       if (s.dims.size() != 2 || s.dims[0] != hsize_t(f->components()) || s.dims[1] != voxels.size() ||
           s.type_size != size || (s.type_class == H5T_FLOAT) != floating)
@@ -269,7 +248,8 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
   }
   for (const FieldBase* cf : state) {
     FieldBase& f = fields.lookup(cf->name());
-    const std::size_t size = element_size(f);
+    const Storage storage = storage_of(f);
+    const std::size_t size = storage.bytes;
     std::vector<unsigned char> all, row, mine;
     std::vector<std::uint64_t> byte_counts;
     if (root) {
@@ -279,7 +259,7 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
     }
     for (int c = 0; c < f.components(); ++c) {
       if (root) {
-        in->read("fields/" + f.name(), memory_type(f), row.data(), c);
+        in->read("fields/" + f.name(), storage.memory, row.data(), c);
         for (std::size_t p = 0; p < order.size(); ++p) std::memcpy(&all[order[p] * size], &row[p * size], size);
       }
       comm.scatter(all, byte_counts, mine, 0);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <filesystem>
 #include <utility>
 
@@ -55,6 +54,9 @@ OutputActions::OutputActions(const config::Config& cfg, const mesh::SparseMesh& 
       snapshot_(space, precision, mesh.num_nodes, mesh.stride) {
   every_ = cfg.integer("output.every");
   final_ = cfg.boolean("output.final");
+  // Where each node goes in the files; gathered here, on every rank's main thread, only
+  // if snapshots will be written.
+  if (every_ > 0 || final_) file_nodes_ = gather_voxels(mesh_, comm_);
   field_names_ = cfg.strings("output.fields");
   format_ = cfg.string("output.precision") == "float32" ? io::FloatFormat::float32 : io::FloatFormat::float64;
 
@@ -113,7 +115,7 @@ bool OutputActions::fields_due(std::int64_t step) const {
 bool OutputActions::due(std::int64_t step) const {
   if (fields_due(step)) return true;
   for (std::size_t p = 0; p < probe_specs_.size(); ++p)
-    if (probe_due(p, step)) return true;
+    if (probe_specs_[p].due(step)) return true;
   return false;
 }
 
@@ -126,16 +128,12 @@ void OutputActions::finish() {
   if (writer_error_) std::rethrow_exception(std::exchange(writer_error_, nullptr));
 }
 
-bool OutputActions::probe_due(std::size_t p, std::int64_t step) const {
-  return probe_specs_[p].every > 0 && step % probe_specs_[p].every == 0;
-}
-
 std::vector<double> OutputActions::probe_moments(std::int64_t step) const {
   // The four moments of each sample of each due probe; zeros where another rank owns the
   // sample, so the sum over ranks is the owner's value exactly.
   std::vector<double> v;
   for (std::size_t p = 0; p < probe_specs_.size(); ++p) {
-    if (!probe_due(p, step)) continue;
+    if (!probe_specs_[p].due(step)) continue;
     for (std::int64_t node : probe_nodes_[p])
       for (int row = 0; row < 4; ++row) v.push_back(node < 0 ? 0.0 : snapshot_.value(row, std::uint32_t(node)));
   }
@@ -145,7 +143,7 @@ std::vector<double> OutputActions::probe_moments(std::int64_t step) const {
 void OutputActions::record_probes(std::int64_t step, double time, const std::vector<double>& moments) {
   std::size_t at = 0;
   for (std::size_t p = 0; p < probes_.size(); ++p) {
-    if (!probe_due(p, step)) continue;
+    if (!probe_specs_[p].due(step)) continue;
     io::ProbeValues v;
     for (std::size_t s = 0; s < probe_nodes_[p].size(); ++s, at += 4) {
       v.density.push_back(units_.density_to_physical(moments[at]));
@@ -186,12 +184,6 @@ void OutputActions::write_gathered(std::int64_t step, double time) {
   const bool fields = fields_due(step);
   const std::uint32_t n = snapshot_.nodes();
   if (fields) {
-    if (!voxels_gathered_) {  // once, on every rank
-      voxels_gathered_ = true;
-      std::vector<std::array<std::int32_t, 3>> mine(n);
-      for (std::uint32_t i = 0; i < n; ++i) mine[i] = {mesh_.i[i], mesh_.j[i], mesh_.k[i]};
-      gathered_voxels_ = comm_.gather(std::span<const std::array<std::int32_t, 3>>(mine), 0);
-    }
     std::vector<double> mine(4 * std::size_t(n));  // node-major: 4 values per node
     for (std::uint32_t i = 0; i < n; ++i)
       for (int row = 0; row < 4; ++row) mine[4 * std::size_t(i) + row] = snapshot_.value(row, i);
@@ -212,29 +204,22 @@ void OutputActions::write_gathered(std::int64_t step, double time) {
 }
 
 void OutputActions::write_fields(std::int64_t step, double time, std::size_t n, const Moments& value) {
-  auto rho = [&](std::size_t p) { return value(0, file_order_[p]); };
-  auto u = [&](int c, std::size_t p) { return value(1 + c, file_order_[p]); };
+  const std::vector<std::size_t>& order = file_nodes_.ascending;
   if (!writer_) {
-    std::vector<std::array<std::int32_t, 3>> node_voxel(n);
-    for (std::size_t i = 0; i < n; ++i)
-      node_voxel[i] = gathered_voxels_.empty() ? std::array<std::int32_t, 3>{mesh_.i[i], mesh_.j[i], mesh_.k[i]}
-                                               : gathered_voxels_[i];
-    auto key = [&](std::size_t i) {
-      const auto& v = node_voxel[i];
-      return std::uint64_t(v[0]) + std::uint64_t(mesh_.dims[0]) * (std::uint64_t(v[1]) + std::uint64_t(mesh_.dims[1]) * std::uint64_t(v[2]));
-    };
-    file_order_.resize(n);
-    std::iota(file_order_.begin(), file_order_.end(), std::size_t{0});
-    std::sort(file_order_.begin(), file_order_.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
     std::vector<std::array<double, 3>> positions(n);
     std::vector<std::array<std::int32_t, 3>> voxel(n);
+    const std::uint64_t nx = std::uint64_t(mesh_.dims[0]), ny = std::uint64_t(mesh_.dims[1]);
     for (std::size_t p = 0; p < n; ++p) {
-      voxel[p] = node_voxel[file_order_[p]];
+      const std::uint64_t v = file_nodes_.voxel[order[p]];
+      voxel[p] = {std::int32_t(v % nx), std::int32_t(v / nx % ny), std::int32_t(v / (nx * ny))};
       for (int d = 0; d < 3; ++d) positions[p][d] = mesh_.origin[d] + (voxel[p][d] + 0.5) * mesh_.dx;
     }
     writer_ = std::make_unique<io::FieldWriter>(dir_, positions, voxel, format_, first_step_);
     files_.push_back((std::filesystem::path(dir_) / "fields.xmf").string());
+    std::vector<std::uint64_t>().swap(file_nodes_.voxel);  // in mesh.h5 now; the order stays
   }
+  auto rho = [&](std::size_t p) { return value(0, order[p]); };
+  auto u = [&](int c, std::size_t p) { return value(1 + c, order[p]); };
   std::vector<io::HostField> out;
   for (const std::string& name : field_names_) {
     io::HostField f;

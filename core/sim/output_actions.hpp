@@ -15,6 +15,7 @@
 #include "core/io/probes.hpp"
 #include "core/mesh/sparse_mesh.hpp"
 #include "core/sim/field_snapshot.hpp"
+#include "core/sim/gathered_voxels.hpp"
 #include "core/sim/units.hpp"
 
 namespace hemo {
@@ -51,7 +52,6 @@ class OutputActions {
   bool fields_due(std::int64_t step) const;
   /// Moments by (row, node): row 0 density, 1-3 velocity, lattice units.
   using Moments = std::function<double(int row, std::size_t node)>;
-  bool probe_due(std::size_t probe, std::int64_t step) const;
   /// 4 moments per sample of each due probe, this rank's samples only (zeros elsewhere).
   std::vector<double> probe_moments(std::int64_t step) const;
   /// Rank 0: the probes' CSV rows from probe_moments() (summed over the ranks).
@@ -67,7 +67,6 @@ class OutputActions {
   std::string dir_;
   std::int64_t every_ = 0, last_step_ = 0;
   std::int64_t first_step_ = 0;  // > 0: restarted from this step (series continue)
-  std::vector<std::size_t> file_order_;  // the node written p-th: ascending voxel index
   bool final_ = true;
   std::vector<std::string> field_names_;
   io::FloatFormat format_ = io::FloatFormat::float64;
@@ -76,8 +75,7 @@ class OutputActions {
   std::vector<io::ProbeSpec> probe_specs_;   // every rank
   std::vector<std::vector<std::int64_t>> probe_nodes_;  // per probe, per sample: this rank's node, or -1
   std::vector<double> gathered_;             // rank 0: every rank's moments (4 rows of all nodes)
-  std::vector<std::array<std::int32_t, 3>> gathered_voxels_;  // rank 0: every node's voxel, rank order
-  bool voxels_gathered_ = false;
+  GatheredVoxels file_nodes_;                // rank 0: every node's voxel and the file order
   std::vector<double> probe_values_;         // rank 0: the due probes' values (4 per sample)
   std::vector<std::string> files_;
   FieldSnapshot snapshot_;

@@ -225,7 +225,7 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
 
   std::string header;
   for (const IoletSpec& s : specs_) header += "," + s.name + "_flow_m3_per_s," + s.name + "_pressure_Pa";
-  csv_.open(st, "iolets.csv", header);
+  csv_.open(st.comm, st.output_dir, "iolets.csv", header, st.first_step);
 
   // Before the collide-stream kernel: it reads the link values these write.
   st.scheduler.add(Phase::begin_step, "iolets", "boundaries", [this](StepContext& ctx) {

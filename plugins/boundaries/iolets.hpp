@@ -40,7 +40,7 @@ class IoletRuntime {
   std::vector<IoletSpec> specs_;
   std::vector<Device> device_;
   RunContext run_;
-  MonitorCsv csv_;
+  io::SeriesCsv csv_;
 };
 
 }  // namespace hemo::boundaries

@@ -95,7 +95,7 @@ void ObstacleForces<Real>::setup(SetupStage& st) {
   std::string header;
   for (std::size_t i = 0; i < obstacles_.size(); ++i)
     header += str(",obstacle", i, "_Fx_N,obstacle", i, "_Fy_N,obstacle", i, "_Fz_N");
-  csv_.open(st, "forces.csv", header);
+  csv_.open(st.comm, st.output_dir, "forces.csv", header, st.first_step);
   st.scheduler.add(Phase::output, "obstacle_forces", "boundaries", [this](StepContext& ctx) { monitor(ctx); });
 }
 

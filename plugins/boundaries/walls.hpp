@@ -50,7 +50,7 @@ class ObstacleForces {
   void monitor(StepContext& ctx);
   std::vector<Obstacle> obstacles_;
   RunContext run_;
-  MonitorCsv csv_;
+  io::SeriesCsv csv_;
 };
 
 }  // namespace hemo::boundaries

@@ -97,8 +97,7 @@ class VlbmIn final : public Vlbm {
     scratch_ = exec::DeviceArray<Real>(st.space, m.num_nodes);
     check_every_ = st.check_every;
     comm_ = &st.comm;
-    csv_path_ = (std::filesystem::path(st.output_dir) / "vlbm.csv").string();
-    first_step_ = st.first_step;
+    csv_.open(st.comm, st.output_dir, "vlbm.csv", ",particles", st.first_step);
     log::info(str("lb_vlbm: ", p.partial_cells(), " partial cells (0 < P < 1), ", st.comm.sum(std::uint64_t(count_)),
                   " pulls from a more solid cell mixed with bounce-back"));
     // Before the collide-stream kernel, which reads the link values written here.
@@ -121,9 +120,9 @@ class VlbmIn final : public Vlbm {
                                ctx.fields->get<Real>("f").data(), stride_};
     exec::for_each(space_, {0, nodes_}, kernel, "lb_vlbm::cell_particles");
     const double total = comm_->sum(exec::sum(space_, scratch_.data(), nodes_));
-    if (comm_->rank() != 0) return;  // rank 0 writes
-    if (!csv_) csv_ = io::open_series_csv(csv_path_, "step,time,particles", first_step_);
-    *csv_ << ctx.step << ',' << fmt_g(ctx.time, 10) << ',' << fmt_g(total, 17) << '\n' << std::flush;
+    csv_.begin(ctx.step, ctx.time);
+    csv_.value(total, 17);
+    csv_.end();
   }
 
   exec::DeviceArray<std::uint32_t> link_, from_, to_;
@@ -133,9 +132,7 @@ class VlbmIn final : public Vlbm {
   exec::Space space_ = exec::Space::host;
   std::int64_t check_every_ = 100;
   comm::Communicator* comm_ = nullptr;
-  std::string csv_path_;
-  std::int64_t first_step_ = 0;
-  std::unique_ptr<std::ofstream> csv_;
+  io::SeriesCsv csv_;  // vlbm.csv
 };
 
 class VlbmPlugin final : public Plugin {
