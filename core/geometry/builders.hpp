@@ -1,31 +1,49 @@
 #pragma once
-// Private to core/geometry: what the shape builders share.
+// Private to core/geometry: what the shapes of shapes.cpp share.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "core/config/config.hpp"
+#include "core/geometry/shapes.hpp"
 #include "core/geometry/voxel_grid.hpp"
 
 namespace hemo::geometry::detail {
 
+/// One shape of [geometry]: its voxel box, and the voxels of any window of it.
+class Shape {
+ public:
+  virtual ~Shape() = default;
+  /// dims, origin, dx, characteristic length and description; no voxels.
+  VoxelGrid frame;
+  /// Fills grid.fluid (allocated for grid.window, all 0) and, where the shape has them,
+  /// grid.solid_fraction, from the shape alone (no obstacles); adds to `tally` what
+  /// only the whole geometry can judge. A voxel must get the same value in any window.
+  virtual void fill(VoxelGrid& grid, VoxelTally* tally) const = 0;
+  /// After the whole box was tallied: checks, and the frame's numbers that need it.
+  virtual void finish(VoxelGrid& /*frame*/, const VoxelTally& /*total*/) const {}
+};
+
 /// Refuses (InputError on geometry.shape) a bounding box of more than max_voxels.
 void check_voxel_budget(const config::Config& g, const std::array<int, 3>& dims, std::int64_t max_voxels);
 
-/// Solid fraction P of the cells an analytic wall cuts (VLBM paper, seeds/000 sec. 2.2):
-/// the share of s^3 sample points per cell that lie outside the shape. Every other cell
-/// keeps P from its centre (0 fluid, 1 solid). `sampler_for(centre)` returns, for a cell
-/// the wall may cut (its centre within half a voxel diagonal of the wall), the shape's
-/// inside test to sample with, and nothing otherwise. A cell with any fluid becomes fluid.
+/// Solid fraction P of the held cells an analytic wall cuts (VLBM paper, seeds/000 sec.
+/// 2.2): the share of s^3 sample points per cell that lie outside the shape. Every other
+/// cell keeps P from its centre (0 fluid, 1 solid). `sampler_for(centre)` returns, for a
+/// cell the wall may cut (its centre within half a voxel diagonal of the wall), the
+/// shape's inside test to sample with, and nothing otherwise. A cell with any fluid
+/// becomes fluid.
 template <class SamplerFor>
 void sample_solid_fraction(VoxelGrid& v, int s, SamplerFor sampler_for) {
   v.solid_fraction.resize(v.fluid.size());
   for (std::size_t n = 0; n < v.fluid.size(); ++n) v.solid_fraction[n] = v.fluid[n] ? 0.0f : 1.0f;
   const double dx = v.dx;
+  const auto& w = v.window;
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int k = 0; k < v.dims[2]; ++k)
-    for (int j = 0; j < v.dims[1]; ++j)
-      for (int i = 0; i < v.dims[0]; ++i) {
+  for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k)
+    for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
+      for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i) {
         const std::array<double, 3> c = v.centre(i, j, k);
         const auto inside = sampler_for(c);
         if (!inside) continue;
@@ -43,6 +61,6 @@ void sample_solid_fraction(VoxelGrid& v, int s, SamplerFor sampler_for) {
 }
 
 /// shape = "tree": a symmetric bifurcating tree of cylinders (vessel_tree.cpp).
-VoxelGrid build_vessel_tree(const config::Config& g, double dx, std::int64_t max_voxels);
+std::unique_ptr<Shape> vessel_tree(const config::Config& g, double dx, std::int64_t max_voxels);
 
 }  // namespace hemo::geometry::detail

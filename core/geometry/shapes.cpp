@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "core/geometry/surface.hpp"
 #include "core/geometry/voxel_file.hpp"
 #include "core/geometry/voxelize.hpp"
+#include "core/geometry/voxelize_detail.hpp"
 
 namespace hemo::geometry {
 
@@ -133,95 +136,113 @@ void refuse_keys_of_other_shape(const config::Config& g, const std::string& shap
       g.fail(k, str("does not apply to shape = \"", shape, "\""));
 }
 
-VoxelGrid build_box(const config::Config& g, double dx, std::int64_t max_voxels) {
-  if (!g.has("size")) g.fail("size", "is required for shape = \"box\"");
-  const Vec size = g.vec3("size");
-  VoxelGrid v;
-  v.dx = dx;
-  v.origin = g.vec3("origin");
-  for (int d = 0; d < 3; ++d) v.dims[d] = voxels_along(g, "size", size[d], dx);
-  check_voxel_budget(g, v.dims, max_voxels);
-  v.fluid.assign(static_cast<std::size_t>(v.voxel_count()), 1);
-  v.characteristic_length = std::min({v.dims[0], v.dims[1], v.dims[2]}) * dx;
-  v.description = str("box ", fmt_g(v.dims[0] * dx), " x ", fmt_g(v.dims[1] * dx), " x ", fmt_g(v.dims[2] * dx), " m");
-  return v;
-}
-
-VoxelGrid build_pipe(const config::Config& g, double dx, std::int64_t max_voxels) {
-  if (!g.has("radius")) g.fail("radius", "is required for shape = \"pipe\"");
-  if (!g.has("length")) g.fail("length", "is required for shape = \"pipe\"");
-  const double R = g.real("radius"), L = g.real("length");
-  Vec a = g.vec3("axis");
-  const double norm = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-  if (!(norm > 0.0)) g.fail("axis", "must not be the zero vector");
-  for (double& c : a) c /= norm;
-  const Vec centre = g.vec3("center");
-
-  VoxelGrid v;
-  v.dx = dx;
-  for (int d = 0; d < 3; ++d) {
-    const double ad = std::fabs(a[d]);
-    if (std::fabs(ad - 1.0) < 1e-12) {
-      // Along the axis the box is exactly the pipe's length, so a periodic pipe closes
-      // on itself without a gap.
-      v.dims[d] = voxels_along(g, "length", L, dx);
-    } else {
-      // Half-extent of the cylinder's bounding box along d; the cross-section gets a
-      // whole number of voxels, centred on the axis, so the staircase is symmetric.
-      const double half = 0.5 * L * ad + R * std::sqrt(std::max(0.0, 1.0 - ad * ad));
-      v.dims[d] = static_cast<int>(std::ceil(2.0 * half / dx - 1e-9));
-      if (v.dims[d] < 2) {
-        g.fail("radius", str(fmt_g(R), " m gives fewer than 2 voxels across at lattice.dx = ", fmt_g(dx),
-                             " m (make lattice.dx smaller)"));
-      }
-    }
-    v.origin[d] = centre[d] - 0.5 * v.dims[d] * dx;
+class Box final : public detail::Shape {
+ public:
+  Box(const config::Config& g, double dx, std::int64_t max_voxels) {
+    if (!g.has("size")) g.fail("size", "is required for shape = \"box\"");
+    const Vec size = g.vec3("size");
+    frame.dx = dx;
+    frame.origin = g.vec3("origin");
+    for (int d = 0; d < 3; ++d) frame.dims[d] = voxels_along(g, "size", size[d], dx);
+    check_voxel_budget(g, frame.dims, max_voxels);
+    frame.characteristic_length = std::min({frame.dims[0], frame.dims[1], frame.dims[2]}) * dx;
+    frame.description = str("box ", fmt_g(frame.dims[0] * dx), " x ", fmt_g(frame.dims[1] * dx), " x ",
+                            fmt_g(frame.dims[2] * dx), " m");
   }
-  check_voxel_budget(g, v.dims, max_voxels);
-  v.fluid.assign(static_cast<std::size_t>(v.voxel_count()), 0);
-  const double half_len = 0.5 * L + 1e-9 * dx, R2 = R * R;
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < v.dims[2]; ++k)
-    for (int j = 0; j < v.dims[1]; ++j)
-      for (int i = 0; i < v.dims[0]; ++i) {
-        const Vec c = v.centre(i, j, k);
-        const Vec p{c[0] - centre[0], c[1] - centre[1], c[2] - centre[2]};
-        const double along = p[0] * a[0] + p[1] * a[1] + p[2] * a[2];
-        const double r2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2] - along * along;
-        if (std::fabs(along) < half_len && r2 < R2) v.fluid[v.index(i, j, k)] = 1;
+  void fill(VoxelGrid& v, VoxelTally*) const override { std::fill(v.fluid.begin(), v.fluid.end(), std::uint8_t{1}); }
+};
+
+class Pipe final : public detail::Shape {
+ public:
+  Pipe(const config::Config& g, double dx, std::int64_t max_voxels) {
+    if (!g.has("radius")) g.fail("radius", "is required for shape = \"pipe\"");
+    if (!g.has("length")) g.fail("length", "is required for shape = \"pipe\"");
+    R_ = g.real("radius");
+    const double L = g.real("length");
+    a_ = g.vec3("axis");
+    const double norm = std::sqrt(a_[0] * a_[0] + a_[1] * a_[1] + a_[2] * a_[2]);
+    if (!(norm > 0.0)) g.fail("axis", "must not be the zero vector");
+    for (double& c : a_) c /= norm;
+    centre_ = g.vec3("center");
+
+    frame.dx = dx;
+    for (int d = 0; d < 3; ++d) {
+      const double ad = std::fabs(a_[d]);
+      if (std::fabs(ad - 1.0) < 1e-12) {
+        // Along the axis the box is exactly the pipe's length, so a periodic pipe closes
+        // on itself without a gap.
+        frame.dims[d] = voxels_along(g, "length", L, dx);
+      } else {
+        // Half-extent of the cylinder's bounding box along d; the cross-section gets a
+        // whole number of voxels, centred on the axis, so the staircase is symmetric.
+        const double half = 0.5 * L * ad + R_ * std::sqrt(std::max(0.0, 1.0 - ad * ad));
+        frame.dims[d] = static_cast<int>(std::ceil(2.0 * half / dx - 1e-9));
+        if (frame.dims[d] < 2) {
+          g.fail("radius", str(fmt_g(R_), " m gives fewer than 2 voxels across at lattice.dx = ", fmt_g(dx),
+                               " m (make lattice.dx smaller)"));
+        }
       }
-  if (g.boolean("solid_fraction")) {
+      frame.origin[d] = centre_[d] - 0.5 * frame.dims[d] * dx;
+    }
+    check_voxel_budget(g, frame.dims, max_voxels);
+    half_len_ = 0.5 * L + 1e-9 * dx;
+    subsamples_ = g.boolean("solid_fraction") ? static_cast<int>(g.integer("subsamples")) : 0;
+    frame.characteristic_length = 2.0 * R_;
+    frame.description = str("pipe R = ", fmt_g(R_), " m, L = ", fmt_g(L), " m along (", fmt_g(a_[0], 4), ", ",
+                            fmt_g(a_[1], 4), ", ", fmt_g(a_[2], 4), ")");
+  }
+
+  void fill(VoxelGrid& v, VoxelTally*) const override {
+    const auto& w = v.window;
+    const double R2 = R_ * R_;
+#pragma omp parallel for schedule(static)
+    for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k)
+      for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
+        for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i) {
+          const auto [along, r2] = along_radial2(v.centre(i, j, k));
+          if (std::fabs(along) < half_len_ && r2 < R2) v.fluid[v.index(i, j, k)] = 1;
+        }
+    if (subsamples_ == 0) return;
     // The ends of the pipe are left as the centres decide (a pipe ends at iolets or wraps
     // around a periodic axis); only the cylinder wall is sampled.
-    const double reach = 0.8660254037844386 * dx;  // half a voxel diagonal
-    auto along_radial = [&](const Vec& x) {
-      const Vec p{x[0] - centre[0], x[1] - centre[1], x[2] - centre[2]};
-      const double along = p[0] * a[0] + p[1] * a[1] + p[2] * a[2];
-      return std::array<double, 2>{along, std::sqrt(std::max(0.0, p[0] * p[0] + p[1] * p[1] + p[2] * p[2] - along * along))};
-    };
-    auto inside = [&](const Vec& x) { return along_radial(x)[1] < R; };
-    detail::sample_solid_fraction(v, static_cast<int>(g.integer("subsamples")),
-                                  [&](const Vec& c) -> std::optional<decltype(inside)> {
-                                    const auto [along, r] = along_radial(c);
-                                    if (std::fabs(along) >= half_len || std::fabs(r - R) >= reach) return std::nullopt;
-                                    return inside;
-                                  });
+    const double reach = 0.8660254037844386 * v.dx;  // half a voxel diagonal
+    auto inside = [this](const Vec& x) { return std::sqrt(along_radial2(x)[1]) < R_; };
+    detail::sample_solid_fraction(v, subsamples_, [&](const Vec& c) -> std::optional<decltype(inside)> {
+      const auto [along, r2] = along_radial2(c);
+      if (std::fabs(along) >= half_len_ || std::fabs(std::sqrt(r2) - R_) >= reach) return std::nullopt;
+      return inside;
+    });
   }
-  v.characteristic_length = 2.0 * R;
-  v.description = str("pipe R = ", fmt_g(R), " m, L = ", fmt_g(L), " m along (", fmt_g(a[0], 4), ", ",
-                      fmt_g(a[1], 4), ", ", fmt_g(a[2], 4), ")");
-  return v;
-}
 
-void cut_obstacles(const config::Config& g, VoxelGrid& v) {
-  for (const config::Config& ob : g.tables("obstacle")) {
-    const Vec c = ob.vec3("center");
-    const double r = ob.real("radius");
+ private:
+  /// Distance along the axis from the centre, and squared distance from the axis.
+  std::array<double, 2> along_radial2(const Vec& x) const {
+    const Vec p{x[0] - centre_[0], x[1] - centre_[1], x[2] - centre_[2]};
+    const double along = p[0] * a_[0] + p[1] * a_[1] + p[2] * a_[2];
+    return {along, p[0] * p[0] + p[1] * p[1] + p[2] * p[2] - along * along};
+  }
+  double R_ = 0.0, half_len_ = 0.0;
+  Vec a_{}, centre_{};
+  int subsamples_ = 0;  // 0: no solid fractions
+};
+
+struct Obstacle {
+  config::Config cfg;
+  Vec centre;
+  double radius;
+};
+
+/// Turns the held fluid voxels whose centre lies in an obstacle solid; counts them.
+void cut_obstacles(const std::vector<Obstacle>& obstacles, VoxelGrid& v, VoxelTally* tally) {
+  const auto& w = v.window;
+  for (std::size_t o = 0; o < obstacles.size(); ++o) {
+    const Vec c = obstacles[o].centre;
+    const double r = obstacles[o].radius;
     std::int64_t removed = 0;
 #pragma omp parallel for schedule(static) reduction(+ : removed)
-    for (int k = 0; k < v.dims[2]; ++k)
-      for (int j = 0; j < v.dims[1]; ++j)
-        for (int i = 0; i < v.dims[0]; ++i) {
+    for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k)
+      for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
+        for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i) {
           const Vec p = v.centre(i, j, k);
           const double d2 = (p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]) * (p[1] - c[1]) + (p[2] - c[2]) * (p[2] - c[2]);
           std::uint8_t& cell = v.fluid[v.index(i, j, k)];
@@ -230,9 +251,7 @@ void cut_obstacles(const config::Config& g, VoxelGrid& v) {
             ++removed;
           }
         }
-    // An obstacle that removes nothing is almost always a unit slip (mm for m).
-    if (removed == 0) ob.fail("center", "this sphere covers no fluid voxel: is it inside the domain, and in metres?");
-    v.description += str(", sphere r = ", fmt_g(r), " m");
+    if (tally) tally->obstacle_cut[o] += removed;
   }
 }
 
@@ -258,47 +277,136 @@ namespace {
 
 /// Without solid fractions a cell is fluid when its centre is inside: the staircase
 /// that halfway bounce-back (lb_bgk alone) expects.
-void keep_or_drop_solid_fraction(const config::Config& g, VoxelGrid& v) {
-  if (g.boolean("solid_fraction") || v.solid_fraction.empty()) return;
+void keep_or_drop_solid_fraction(bool keep, VoxelGrid& v) {
+  if (keep || v.solid_fraction.empty()) return;
   for (std::size_t i = 0; i < v.fluid.size(); ++i) v.fluid[i] = v.solid_fraction[i] < 0.5f;
   v.solid_fraction.clear();
 }
 
-VoxelGrid build_from_stl(const config::Config& g, double dx, std::int64_t max_voxels) {
-  const TriangleMesh surface = read_stl(geometry_file(g), length_unit_from_string(g.string("unit")));
-  require_closed(surface);
-  VoxelizeOptions o;
-  o.dx = dx;
-  o.max_voxels = max_voxels;
-  // One sample at the centre when only the staircase is wanted.
-  o.subsamples = g.boolean("solid_fraction") ? static_cast<int>(g.integer("subsamples")) : 1;
-  VoxelGrid v = voxelize(surface, o);
-  keep_or_drop_solid_fraction(g, v);
-  return v;
-}
+class StlSurface final : public detail::Shape {
+ public:
+  StlSurface(const config::Config& g, double dx, std::int64_t max_voxels)
+      : surface_(read_stl(geometry_file(g), length_unit_from_string(g.string("unit")))) {
+    require_closed(surface_);
+    options_.dx = dx;
+    options_.max_voxels = max_voxels;
+    // One sample at the centre when only the staircase is wanted.
+    keep_ = g.boolean("solid_fraction");
+    options_.subsamples = keep_ ? static_cast<int>(g.integer("subsamples")) : 1;
+    frame = voxel_box(surface_, options_);
+    rays_ = std::make_unique<detail::ZRays>(surface_, frame.origin, dx, frame.dims, options_.subsamples);
+  }
+  void fill(VoxelGrid& v, VoxelTally* tally) const override {
+    v.solid_fraction.resize(v.fluid.size());
+    const std::int64_t odd = detail::fill_window(*rays_, v);
+    if (tally) {
+      tally->odd_rays += odd;
+      // The distance is taken before the solid fractions are dropped (as voxelize() does).
+      if (!bvh_) bvh_ = std::make_unique<detail::TriangleBvh>(surface_);
+      tally->inside_distance = std::max(tally->inside_distance, detail::largest_inside_distance(*bvh_, v, *rays_));
+    }
+    keep_or_drop_solid_fraction(keep_, v);
+  }
+  void finish(VoxelGrid& f, const VoxelTally& total) const override {
+    require_closed_rays(surface_, total.odd_rays);
+    require_fluid(surface_, f, total.fluid);
+    f.characteristic_length = 2.0 * total.inside_distance;
+    f.description = describe_voxelized(surface_, f, options_.subsamples, total.fluid);
+  }
 
-VoxelGrid build_from_voxel_file(const config::Config& g, std::int64_t max_voxels, double dx) {
-  VoxelGrid v = read_voxel_file(geometry_file(g));
-  if (std::fabs(v.dx - dx) > 1e-9 * dx)
-    g.fail("file", str("was voxelized at dx = ", fmt_g(v.dx), " m but lattice.dx = ", fmt_g(dx),
-                       " m; set lattice.dx to match or run 'hemoflow mesh' again"));
-  check_voxel_budget(g, v.dims, max_voxels);
-  keep_or_drop_solid_fraction(g, v);
-  return v;
-}
+ private:
+  TriangleMesh surface_;
+  VoxelizeOptions options_{};
+  bool keep_ = false;
+  std::unique_ptr<detail::ZRays> rays_;
+  mutable std::unique_ptr<detail::TriangleBvh> bvh_;  // built on the first tally
+};
+
+class VoxelFile final : public detail::Shape {
+ public:
+  VoxelFile(const config::Config& g, double dx, std::int64_t max_voxels) : path_(geometry_file(g)) {
+    frame = read_voxel_file_header(path_);
+    if (std::fabs(frame.dx - dx) > 1e-9 * dx)
+      g.fail("file", str("was voxelized at dx = ", fmt_g(frame.dx), " m but lattice.dx = ", fmt_g(dx),
+                         " m; set lattice.dx to match or run 'hemoflow mesh' again"));
+    check_voxel_budget(g, frame.dims, max_voxels);
+    keep_ = g.boolean("solid_fraction");
+  }
+  void fill(VoxelGrid& v, VoxelTally*) const override {
+    read_voxel_file_window(path_, v);
+    keep_or_drop_solid_fraction(keep_, v);
+  }
+
+ private:
+  std::string path_;
+  bool keep_ = false;
+};
 
 }  // namespace
 
-VoxelGrid build(const config::Config& g, double dx, std::int64_t max_voxels) {
+void VoxelTally::add(const VoxelTally& o) {
+  fluid += o.fluid;
+  odd_rays += o.odd_rays;
+  if (obstacle_cut.size() < o.obstacle_cut.size()) obstacle_cut.resize(o.obstacle_cut.size(), 0);
+  for (std::size_t i = 0; i < o.obstacle_cut.size(); ++i) obstacle_cut[i] += o.obstacle_cut[i];
+  inside_distance = std::max(inside_distance, o.inside_distance);
+}
+
+Geometry::Geometry(const config::Config& g, double dx, std::int64_t max_box_voxels) : section_(g) {
   const std::string shape = g.string("shape");
   refuse_keys_of_other_shape(g, shape);
-  VoxelGrid v = shape == "box"      ? build_box(g, dx, max_voxels)
-                : shape == "pipe"   ? build_pipe(g, dx, max_voxels)
-                : shape == "stl"    ? build_from_stl(g, dx, max_voxels)
-                : shape == "voxels" ? build_from_voxel_file(g, max_voxels, dx)
-                                    : detail::build_vessel_tree(g, dx, max_voxels);
-  cut_obstacles(g, v);
-  if (v.fluid_count() == 0) g.fail("shape", "the geometry contains no fluid voxel");
+  shape_ = shape == "box"      ? std::unique_ptr<detail::Shape>(std::make_unique<Box>(g, dx, max_box_voxels))
+           : shape == "pipe"   ? std::make_unique<Pipe>(g, dx, max_box_voxels)
+           : shape == "stl"    ? std::make_unique<StlSurface>(g, dx, max_box_voxels)
+           : shape == "voxels" ? std::make_unique<VoxelFile>(g, dx, max_box_voxels)
+                               : detail::vessel_tree(g, dx, max_box_voxels);
+  frame_ = shape_->frame;
+  frame_.window = {};
+}
+
+Geometry::~Geometry() = default;
+Geometry::Geometry(Geometry&&) noexcept = default;
+Geometry& Geometry::operator=(Geometry&&) noexcept = default;
+
+VoxelGrid Geometry::voxelize(const VoxelWindow& w, VoxelTally* tally) const {
+  VoxelGrid v;
+  v.dims = frame_.dims;
+  v.origin = frame_.origin;
+  v.dx = frame_.dx;
+  v.characteristic_length = frame_.characteristic_length;
+  v.description = frame_.description;
+  v.hold(w);
+  VoxelTally found;
+  shape_->fill(v, tally ? &found : nullptr);
+  std::vector<Obstacle> obstacles;
+  for (const config::Config& ob : section_.tables("obstacle")) obstacles.push_back({ob, ob.vec3("center"), ob.real("radius")});
+  found.obstacle_cut.assign(obstacles.size(), 0);
+  cut_obstacles(obstacles, v, tally ? &found : nullptr);
+  if (tally) {
+    found.fluid = v.fluid_count();
+    tally->add(found);
+  }
+  return v;
+}
+
+void Geometry::finish(const VoxelTally& total) {
+  shape_->finish(frame_, total);
+  const auto obstacles = section_.tables("obstacle");
+  for (std::size_t o = 0; o < obstacles.size(); ++o)
+    // An obstacle that removes nothing is almost always a unit slip (mm for m).
+    if (o >= total.obstacle_cut.size() || total.obstacle_cut[o] == 0)
+      obstacles[o].fail("center", "this sphere covers no fluid voxel: is it inside the domain, and in metres?");
+  if (total.fluid == 0) section_.fail("shape", "the geometry contains no fluid voxel");
+  for (const config::Config& ob : obstacles) frame_.description += str(", sphere r = ", fmt_g(ob.real("radius")), " m");
+}
+
+VoxelGrid build(const config::Config& g, double dx, std::int64_t max_voxels) {
+  Geometry geometry(g, dx, max_voxels);
+  VoxelTally tally;
+  VoxelGrid v = geometry.voxelize(VoxelWindow::whole(geometry.frame().dims), &tally);
+  geometry.finish(tally);
+  v.characteristic_length = geometry.frame().characteristic_length;
+  v.description = geometry.frame().description;
   return v;
 }
 

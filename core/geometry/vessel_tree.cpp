@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "core/common/text.hpp"
@@ -78,68 +79,81 @@ void fill_solid_fraction(VoxelGrid& grid, const std::vector<Vessel>& vessels, in
   });
 }
 
+class VesselTree final : public Shape {
+ public:
+  VesselTree(const config::Config& g, double dx, std::int64_t max_voxels) {
+    if (!g.has("radius")) g.fail("radius", "is required for shape = \"tree\" (radius of the root vessel)");
+    if (!g.has("length")) g.fail("length", "is required for shape = \"tree\" (length of the root vessel)");
+    const Vec axis = g.vec3("axis");
+    if (!(dot(axis, axis) > 0.0)) g.fail("axis", "must not be the zero vector");
+    const Vec dir = normalise(axis);
+    // Any vector not parallel to the axis gives the first bifurcation plane.
+    const Vec helper = std::fabs(dir[2]) < 0.9 ? Vec{0, 0, 1} : Vec{0, 1, 0};
+    const Vec plane_normal = normalise(cross(dir, cross(helper, dir)));
+
+    const int levels = static_cast<int>(g.integer("levels"));
+    grow(vessels_, g.vec3("center"), dir, plane_normal, g.real("length"), g.real("radius"), levels, g);
+    const double smallest = vessels_.back().radius;
+    if (smallest < dx) {
+      g.fail("levels", str("the last generation has radius ", fmt_g(smallest), " m, less than lattice.dx = ",
+                           fmt_g(dx), " m: use fewer levels or a smaller dx"));
+    }
+    Vec lo{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
+    Vec hi = scale(lo, -1.0);
+    for (const Vessel& v : vessels_)
+      for (int d = 0; d < 3; ++d) {
+        lo[d] = std::min({lo[d], v.start[d] - v.radius, v.end[d] - v.radius});
+        hi[d] = std::max({hi[d], v.start[d] + v.radius, v.end[d] + v.radius});
+      }
+    frame.dx = dx;
+    for (int d = 0; d < 3; ++d) {
+      frame.dims[d] = static_cast<int>(std::ceil((hi[d] - lo[d]) / dx - 1e-9));
+      frame.origin[d] = lo[d];
+    }
+    check_voxel_budget(g, frame.dims, max_voxels);
+    subsamples_ = g.boolean("solid_fraction") ? static_cast<int>(g.integer("subsamples")) : 0;
+    frame.characteristic_length = 2.0 * g.real("radius");
+    frame.description = str("vessel tree of ", vessels_.size(), " vessels (", levels, " generations), root R = ",
+                            fmt_g(g.real("radius")), " m, L = ", fmt_g(g.real("length")), " m");
+  }
+
+  void fill(VoxelGrid& grid, VoxelTally*) const override {
+    // Each vessel marks the held voxels of its own bounding box whose centre lies within
+    // its radius of the segment: cost proportional to the vessels' volume, not the box's.
+    const auto& w = grid.window;
+    const double dx = grid.dx;
+    const Vec& lo = grid.origin;
+    for (const Vessel& v : vessels_) {
+      int b[3], e[3];
+      for (int d = 0; d < 3; ++d) {
+        b[d] = std::max(w.lo[d], static_cast<int>(std::floor((std::min(v.start[d], v.end[d]) - v.radius - lo[d]) / dx)));
+        e[d] = std::min(w.lo[d] + w.extent[d] - 1,
+                        static_cast<int>(std::ceil((std::max(v.start[d], v.end[d]) + v.radius - lo[d]) / dx)));
+      }
+      const Vec seg = sub(v.end, v.start);
+      const double seg2 = dot(seg, seg), r2 = v.radius * v.radius;
+#pragma omp parallel for schedule(static)
+      for (int k = b[2]; k <= e[2]; ++k)
+        for (int j = b[1]; j <= e[1]; ++j)
+          for (int i = b[0]; i <= e[0]; ++i) {
+            const Vec p = sub(grid.centre(i, j, k), v.start);
+            const double t = std::clamp(dot(p, seg) / seg2, 0.0, 1.0);
+            const Vec off = sub(p, scale(seg, t));
+            if (dot(off, off) < r2) grid.fluid[grid.index(i, j, k)] = 1;
+          }
+    }
+    if (subsamples_ > 0) fill_solid_fraction(grid, vessels_, subsamples_);
+  }
+
+ private:
+  std::vector<Vessel> vessels_;
+  int subsamples_ = 0;  // 0: no solid fractions
+};
+
 }  // namespace
 
-VoxelGrid build_vessel_tree(const config::Config& g, double dx, std::int64_t max_voxels) {
-  if (!g.has("radius")) g.fail("radius", "is required for shape = \"tree\" (radius of the root vessel)");
-  if (!g.has("length")) g.fail("length", "is required for shape = \"tree\" (length of the root vessel)");
-  const Vec axis = g.vec3("axis");
-  if (!(dot(axis, axis) > 0.0)) g.fail("axis", "must not be the zero vector");
-  const Vec dir = normalise(axis);
-  // Any vector not parallel to the axis gives the first bifurcation plane.
-  const Vec helper = std::fabs(dir[2]) < 0.9 ? Vec{0, 0, 1} : Vec{0, 1, 0};
-  const Vec plane_normal = normalise(cross(dir, cross(helper, dir)));
-
-  std::vector<Vessel> vessels;
-  const int levels = static_cast<int>(g.integer("levels"));
-  grow(vessels, g.vec3("center"), dir, plane_normal, g.real("length"), g.real("radius"), levels, g);
-  const double smallest = vessels.back().radius;
-  if (smallest < dx) {
-    g.fail("levels", str("the last generation has radius ", fmt_g(smallest), " m, less than lattice.dx = ", fmt_g(dx),
-                         " m: use fewer levels or a smaller dx"));
-  }
-
-  Vec lo{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
-  Vec hi = scale(lo, -1.0);
-  for (const Vessel& v : vessels)
-    for (int d = 0; d < 3; ++d) {
-      lo[d] = std::min({lo[d], v.start[d] - v.radius, v.end[d] - v.radius});
-      hi[d] = std::max({hi[d], v.start[d] + v.radius, v.end[d] + v.radius});
-    }
-  VoxelGrid grid;
-  grid.dx = dx;
-  for (int d = 0; d < 3; ++d) {
-    grid.dims[d] = static_cast<int>(std::ceil((hi[d] - lo[d]) / dx - 1e-9));
-    grid.origin[d] = lo[d];
-  }
-  check_voxel_budget(g, grid.dims, max_voxels);
-  grid.fluid.assign(static_cast<std::size_t>(grid.voxel_count()), 0);
-
-  // Each vessel marks the voxels of its own bounding box whose centre lies within its
-  // radius of the segment: cost proportional to the vessels' volume, not the box's.
-  for (const Vessel& v : vessels) {
-    int b[3], e[3];
-    for (int d = 0; d < 3; ++d) {
-      b[d] = std::max(0, static_cast<int>(std::floor((std::min(v.start[d], v.end[d]) - v.radius - lo[d]) / dx)));
-      e[d] = std::min(grid.dims[d] - 1, static_cast<int>(std::ceil((std::max(v.start[d], v.end[d]) + v.radius - lo[d]) / dx)));
-    }
-    const Vec seg = sub(v.end, v.start);
-    const double seg2 = dot(seg, seg), r2 = v.radius * v.radius;
-#pragma omp parallel for schedule(static)
-    for (int k = b[2]; k <= e[2]; ++k)
-      for (int j = b[1]; j <= e[1]; ++j)
-        for (int i = b[0]; i <= e[0]; ++i) {
-          const Vec p = sub(grid.centre(i, j, k), v.start);
-          const double t = std::clamp(dot(p, seg) / seg2, 0.0, 1.0);
-          const Vec off = sub(p, scale(seg, t));
-          if (dot(off, off) < r2) grid.fluid[grid.index(i, j, k)] = 1;
-        }
-  }
-  if (g.boolean("solid_fraction")) fill_solid_fraction(grid, vessels, static_cast<int>(g.integer("subsamples")));
-  grid.characteristic_length = 2.0 * g.real("radius");
-  grid.description = str("vessel tree of ", vessels.size(), " vessels (", levels, " generations), root R = ",
-                         fmt_g(g.real("radius")), " m, L = ", fmt_g(g.real("length")), " m");
-  return grid;
+std::unique_ptr<Shape> vessel_tree(const config::Config& g, double dx, std::int64_t max_voxels) {
+  return std::make_unique<VesselTree>(g, dx, max_voxels);
 }
 
 }  // namespace hemo::geometry::detail

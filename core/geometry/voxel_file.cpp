@@ -64,9 +64,10 @@ void write_voxel_file(const std::string& path, const VoxelGrid& grid, const std:
   out.commit();
 }
 
-VoxelGrid read_voxel_file(const std::string& path) {
-  const io::hdf5::Quiet quiet;
-  const io::hdf5::Input r(path, "a voxel geometry file");
+namespace {
+
+/// The attributes, checked, and the shape of /solid_fraction checked against them.
+VoxelGrid read_header(const io::hdf5::Input& r) {
   int version = 0;
   r.numbers("format_version", H5T_NATIVE_INT, 1, &version);
   if (version != format_version) {
@@ -95,18 +96,52 @@ VoxelGrid read_voxel_file(const std::string& path) {
                                       : str("rank ", shape.dims.size()),
                " but dims say (nz, ny, nx) = (", expect[0], ", ", expect[1], ", ", expect[2], ")"));
   }
-  g.solid_fraction.resize(std::size_t(g.voxel_count()));
-  r.read(dataset_name, H5T_NATIVE_FLOAT, g.solid_fraction.data());
+  return g;
+}
+
+/// P of g's window, read as a hyperslab; fluid = P < 1.
+void read_window(const io::hdf5::Input& r, VoxelGrid& g) {
+  const auto& w = g.window;
+  g.solid_fraction.resize(std::size_t(w.count()));
   g.fluid.resize(g.solid_fraction.size());
+  if (w.count() == 0) return;
+  const hsize_t start[3] = {hsize_t(w.lo[2]), hsize_t(w.lo[1]), hsize_t(w.lo[0])};
+  const hsize_t count[3] = {hsize_t(w.extent[2]), hsize_t(w.extent[1]), hsize_t(w.extent[0])};
+  r.read_box(dataset_name, H5T_NATIVE_FLOAT, 3, start, count, g.solid_fraction.data());
   for (std::size_t v = 0; v < g.solid_fraction.size(); ++v) {
     const float p = g.solid_fraction[v];
     if (!(p >= 0.0f && p <= 1.0f)) {  // also catches NaN
-      const auto nx = std::size_t(g.dims[0]), ny = std::size_t(g.dims[1]);
-      r.fail(str("/solid_fraction at voxel (", v % nx, ", ", v / nx % ny, ", ", v / (nx * ny), ") is ", p,
-                 ", outside [0, 1]"));
+      const auto nx = std::size_t(w.extent[0]), ny = std::size_t(w.extent[1]);
+      r.fail(str("/solid_fraction at voxel (", w.lo[0] + v % nx, ", ", w.lo[1] + v / nx % ny, ", ",
+                 w.lo[2] + v / (nx * ny), ") is ", p, ", outside [0, 1]"));
     }
     g.fluid[v] = p < 1.0f;
   }
+}
+
+}  // namespace
+
+VoxelGrid read_voxel_file_header(const std::string& path) {
+  const io::hdf5::Quiet quiet;
+  const io::hdf5::Input r(path, "a voxel geometry file");
+  return read_header(r);
+}
+
+void read_voxel_file_window(const std::string& path, VoxelGrid& grid) {
+  const io::hdf5::Quiet quiet;
+  const io::hdf5::Input r(path, "a voxel geometry file");
+  const VoxelGrid header = read_header(r);
+  if (header.dims != grid.dims)
+    r.fail(str("dims = ", header.dims[0], " x ", header.dims[1], " x ", header.dims[2], " changed while it was read"));
+  read_window(r, grid);
+}
+
+VoxelGrid read_voxel_file(const std::string& path) {
+  const io::hdf5::Quiet quiet;
+  const io::hdf5::Input r(path, "a voxel geometry file");
+  VoxelGrid g = read_header(r);
+  g.window = VoxelWindow::whole(g.dims);
+  read_window(r, g);
   return g;
 }
 

@@ -31,4 +31,12 @@ void write_voxel_file(const std::string& path, const VoxelGrid& grid,
 /// or attribute, a shape that disagrees with dims, P outside [0, 1].
 VoxelGrid read_voxel_file(const std::string& path);
 
+/// The same checks, and the box (dims, origin, dx, characteristic length, description)
+/// without reading any voxel.
+VoxelGrid read_voxel_file_header(const std::string& path);
+
+/// P and the fluid flags of grid.window only (an HDF5 hyperslab), into grid, whose box
+/// must be the file's: a rank reads its part of a large geometry, never the whole.
+void read_voxel_file_window(const std::string& path, VoxelGrid& grid);
+
 }  // namespace hemo::geometry

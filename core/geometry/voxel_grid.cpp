@@ -1,12 +1,30 @@
 #include "core/geometry/voxel_grid.hpp"
 
 #include <numeric>
+#include <stdexcept>
+
+#include "core/common/text.hpp"
 
 namespace hemo::geometry {
+
+bool VoxelGrid::is_fluid(int i, int j, int k) const {
+  if (!inside_box(i, j, k)) return false;
+  if (!window.contains(i, j, k))
+    throw std::logic_error(str("voxel (", i, ", ", j, ", ", k, ") is outside the held window (from (", window.lo[0], ", ",
+                               window.lo[1], ", ", window.lo[2], "), ", window.extent[0], " x ", window.extent[1],
+                               " x ", window.extent[2], ")"));
+  return fluid[std::size_t(window.offset(i, j, k))] != 0;
+}
 
 std::int64_t VoxelGrid::fluid_count() const {
   return std::accumulate(fluid.begin(), fluid.end(), std::int64_t{0},
                          [](std::int64_t a, std::uint8_t v) { return a + (v != 0); });
+}
+
+void VoxelGrid::hold(const VoxelWindow& w, std::uint8_t fill) {
+  window = w;
+  fluid.assign(std::size_t(w.count()), fill);
+  solid_fraction.clear();
 }
 
 }  // namespace hemo::geometry

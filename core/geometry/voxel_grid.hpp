@@ -4,6 +4,11 @@
 // Anything outside the box is solid too; the boundaries plugin decides which of those
 // solid places are plain walls, moving walls or (later) iolets, and which box faces are
 // periodic.
+//
+// A grid holds the voxels of a window of the box (docs/architecture.md, "Many ranks"):
+// the whole box on one rank, and on many ranks the bounding box of the rank's bricks with
+// one layer around, so that no rank holds the whole box. Voxel coordinates are always
+// those of the box; index() addresses the held arrays.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -11,27 +16,61 @@
 
 namespace hemo::geometry {
 
+/// A sub-box of the voxel box: voxels lo .. lo + extent - 1 along each axis.
+struct VoxelWindow {
+  std::array<int, 3> lo{0, 0, 0};
+  std::array<int, 3> extent{0, 0, 0};
+
+  std::int64_t count() const { return std::int64_t(extent[0]) * extent[1] * extent[2]; }
+  bool contains(int i, int j, int k) const {
+    return i >= lo[0] && j >= lo[1] && k >= lo[2] && i - lo[0] < extent[0] && j - lo[1] < extent[1] &&
+           k - lo[2] < extent[2];
+  }
+  /// Position of voxel (i, j, k) in arrays over the window, x fastest.
+  std::int64_t offset(int i, int j, int k) const {
+    return (i - lo[0]) + std::int64_t(extent[0]) * ((j - lo[1]) + std::int64_t(extent[1]) * (k - lo[2]));
+  }
+  /// The whole box of `dims` voxels.
+  static VoxelWindow whole(const std::array<int, 3>& dims) { return {{0, 0, 0}, dims}; }
+};
+
 struct VoxelGrid {
-  std::array<int, 3> dims{0, 0, 0};
+  std::array<int, 3> dims{0, 0, 0};             // the whole box
   std::array<double, 3> origin{0.0, 0.0, 0.0};  // m: corner of voxel (0,0,0)
   double dx = 0.0;                              // m
-  std::vector<std::uint8_t> fluid;              // 1 fluid, 0 solid; index i + nx (j + ny k)
-  std::vector<float> solid_fraction;  // P per voxel in [0, 1] (VLBM); empty: 0 for fluid voxels, 1 for solid
+  VoxelWindow window;                           // the voxels held (fluid, solid_fraction)
+  std::vector<std::uint8_t> fluid;              // 1 fluid, 0 solid; per held voxel, at index(i, j, k)
+  std::vector<float> solid_fraction;  // P per held voxel in [0, 1] (VLBM); empty: 0 for fluid voxels, 1 for solid
 
   /// Length that characterises the geometry (pipe diameter, smallest box edge), m.
   double characteristic_length = 0.0;
   std::string description;  // "pipe R = 8 mm, L = 64 mm along (1,0,0)"
 
+  /// Voxels of the whole box.
   std::int64_t voxel_count() const { return std::int64_t(dims[0]) * dims[1] * dims[2]; }
-  std::int64_t index(int i, int j, int k) const { return i + std::int64_t(dims[0]) * (j + std::int64_t(dims[1]) * k); }
+  /// Voxels held (the window).
+  std::int64_t held_count() const { return window.count(); }
+  bool holds_whole_box() const { return window.lo == std::array<int, 3>{0, 0, 0} && window.extent == dims; }
+  /// Position of held voxel (i, j, k) in fluid and solid_fraction.
+  std::int64_t index(int i, int j, int k) const { return window.offset(i, j, k); }
+  /// Lexicographic index of voxel (i, j, k) in the whole box (the same on every rank).
+  std::int64_t voxel_index(int i, int j, int k) const {
+    return i + std::int64_t(dims[0]) * (j + std::int64_t(dims[1]) * k);
+  }
   bool inside_box(int i, int j, int k) const {
     return i >= 0 && j >= 0 && k >= 0 && i < dims[0] && j < dims[1] && k < dims[2];
   }
-  bool is_fluid(int i, int j, int k) const { return inside_box(i, j, k) && fluid[index(i, j, k)] != 0; }
+  bool holds(int i, int j, int k) const { return window.contains(i, j, k); }
+  /// False outside the box. Inside the box, the voxel must be held: asking for one that
+  /// is not is a bug of the caller (std::logic_error), never a silent "solid".
+  bool is_fluid(int i, int j, int k) const;
   std::array<double, 3> centre(int i, int j, int k) const {
     return {origin[0] + (i + 0.5) * dx, origin[1] + (j + 0.5) * dx, origin[2] + (k + 0.5) * dx};
   }
+  /// Fluid voxels held.
   std::int64_t fluid_count() const;
+  /// Sets the window and allocates the fluid flags for it (all `fill`).
+  void hold(const VoxelWindow& w, std::uint8_t fill = 0);
 };
 
 }  // namespace hemo::geometry

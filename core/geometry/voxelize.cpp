@@ -113,25 +113,30 @@ void check_voxelize_options(const TriangleMesh& mesh, const VoxelizeOptions& opt
                        "; it would need ", fmt_bytes(total * bytes_per_voxel), " for P and the fluid map", hint));
 }
 
-VoxelGrid voxelize(const TriangleMesh& mesh, const VoxelizeOptions& options) {
+VoxelGrid voxel_box(const TriangleMesh& mesh, const VoxelizeOptions& options) {
   check_voxelize_options(mesh, options);  // before any allocation
-  const double dx = options.dx;
-  const int S = options.subsamples;
   const auto box = used_bounds(mesh);
-  const auto n = box_dims(box, dx, options.margin);
-
+  const auto n = box_dims(box, options.dx, options.margin);
   VoxelGrid g;
-  g.dx = dx;
+  g.dx = options.dx;
   for (int a = 0; a < 3; ++a) {
     g.dims[a] = int(n[a]);
-    g.origin[a] = box[0][a] - options.margin * dx;
+    g.origin[a] = box[0][a] - options.margin * options.dx;
   }
-  const int nz = g.dims[2];
-  // Everything starts solid (P = 1); only columns a triangle touches are revisited.
-  g.solid_fraction.assign(std::size_t(g.voxel_count()), 1.0f);
-  g.fluid.assign(std::size_t(g.voxel_count()), 0);
+  return g;
+}
 
-  const detail::ZRays rays(mesh, g.origin, dx, g.dims, S);
+namespace detail {
+
+std::int64_t fill_window(const ZRays& rays, VoxelGrid& g) {
+  const int S = rays.subsamples();
+  const int nz = g.dims[2];
+  const auto& w = g.window;
+  const int k_lo = w.lo[2], k_hi = w.lo[2] + w.extent[2] - 1;
+  // Everything starts solid (P = 1); only columns a triangle touches are revisited.
+  std::fill(g.solid_fraction.begin(), g.solid_fraction.end(), 1.0f);
+  std::fill(g.fluid.begin(), g.fluid.end(), std::uint8_t{0});
+
   std::vector<double> offset(static_cast<std::size_t>(S));  // subsample heights within a voxel
   for (int s = 0; s < S; ++s) offset[std::size_t(s)] = (s + 0.5) / S;
   const double points = double(S) * S * S;
@@ -139,7 +144,8 @@ VoxelGrid voxelize(const TriangleMesh& mesh, const VoxelizeOptions& options) {
   std::int64_t odd_rays = 0;
   // Each column writes only its own voxels, from data no other column changes, so the
   // result does not depend on the threads or the schedule. Rows (fixed j) are the unit
-  // of work: neighbouring columns then write neighbouring bytes.
+  // of work: neighbouring columns then write neighbouring bytes. A column's rays run
+  // through the whole box; only the window's layers are written.
 #pragma omp parallel reduction(+ : odd_rays)
   {
     std::vector<std::uint32_t> candidates;
@@ -147,8 +153,8 @@ VoxelGrid voxelize(const TriangleMesh& mesh, const VoxelizeOptions& options) {
     std::vector<std::uint8_t> cut(std::size_t(nz), 0);
     std::vector<int> boundary, outside;
 #pragma omp for schedule(dynamic)
-    for (int j = 0; j < g.dims[1]; ++j) {
-      for (int i = 0; i < g.dims[0]; ++i) {
+    for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j) {
+      for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i) {
         rays.column_candidates(i, j, candidates);
         if (candidates.empty()) continue;  // no crossing: outside all along
         // Layers some triangle may cut need subsamples; every crossing of the column's
@@ -168,11 +174,13 @@ VoxelGrid voxelize(const TriangleMesh& mesh, const VoxelizeOptions& options) {
         boundary.clear();
         std::size_t below = 0;
         for (int k = kmin; k <= kmax; ++k) {
+          const bool held = k >= k_lo && k <= k_hi;
           if (cut[std::size_t(k)]) {
             cut[std::size_t(k)] = 0;
-            boundary.push_back(k);
+            if (held) boundary.push_back(k);
             continue;
           }
+          if (!held) continue;
           // Uncut: the whole voxel is on the side of its centre.
           while (below < centre_z.size() && centre_z[below] < k + 0.5) ++below;
           if (below % 2 == 1) {
@@ -207,21 +215,41 @@ VoxelGrid voxelize(const TriangleMesh& mesh, const VoxelizeOptions& options) {
       }
     }
   }
-  if (odd_rays > 0) {
-    // A closed surface is crossed an even number of times by every ray; an odd count
-    // means a hole (open iolet ends, a missing triangle) and no inside to speak of.
-    throw InputError(str(mesh_name(mesh), ": the surface is not closed: ", odd_rays,
-                         " of the voxelizer's rays cross it an odd number of times (a hole, an open end or a "
-                         "non-manifold edge); cap the open ends before voxelizing"));
-  }
+  return odd_rays;
+}
+
+}  // namespace detail
+
+void require_closed_rays(const TriangleMesh& mesh, std::int64_t odd_rays) {
+  if (odd_rays == 0) return;
+  // A closed surface is crossed an even number of times by every ray; an odd count
+  // means a hole (open iolet ends, a missing triangle) and no inside to speak of.
+  throw InputError(str(mesh_name(mesh), ": the surface is not closed: ", odd_rays,
+                       " of the voxelizer's rays cross it an odd number of times (a hole, an open end or a "
+                       "non-manifold edge); cap the open ends before voxelizing"));
+}
+
+void require_fluid(const TriangleMesh& mesh, const VoxelGrid& box, std::int64_t fluid) {
+  if (fluid > 0) return;
+  throw InputError(str(mesh_name(mesh), ": encloses no fluid voxel at dx = ", fmt_g(box.dx), " m (", box.dims[0],
+                       " x ", box.dims[1], " x ", box.dims[2], " voxels)"));
+}
+
+std::string describe_voxelized(const TriangleMesh& mesh, const VoxelGrid& box, int subsamples, std::int64_t fluid) {
+  return str(mesh_name(mesh), ", voxelized at dx = ", fmt_g(box.dx), " m (", subsamples, "^3 subsamples): ", fluid,
+             " fluid voxels in ", box.dims[0], " x ", box.dims[1], " x ", box.dims[2]);
+}
+
+VoxelGrid voxelize(const TriangleMesh& mesh, const VoxelizeOptions& options) {
+  VoxelGrid g = voxel_box(mesh, options);
+  g.hold(VoxelWindow::whole(g.dims));
+  g.solid_fraction.resize(g.fluid.size());
+  const detail::ZRays rays(mesh, g.origin, g.dx, g.dims, options.subsamples);
+  require_closed_rays(mesh, detail::fill_window(rays, g));
   const std::int64_t fluid = g.fluid_count();
-  if (fluid == 0) {
-    throw InputError(str(mesh_name(mesh), ": encloses no fluid voxel at dx = ", fmt_g(dx), " m (",
-                         g.dims[0], " x ", g.dims[1], " x ", g.dims[2], " voxels)"));
-  }
-  g.characteristic_length = 2.0 * detail::largest_inside_distance(mesh, g, rays);
-  g.description = str(mesh_name(mesh), ", voxelized at dx = ", fmt_g(dx), " m (", S, "^3 subsamples): ", fluid,
-                      " fluid voxels in ", g.dims[0], " x ", g.dims[1], " x ", g.dims[2]);
+  require_fluid(mesh, g, fluid);
+  g.characteristic_length = 2.0 * detail::largest_inside_distance(detail::TriangleBvh(mesh), g, rays);
+  g.description = describe_voxelized(mesh, g, options.subsamples, fluid);
   return g;
 }
 

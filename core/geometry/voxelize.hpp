@@ -36,6 +36,18 @@ void check_voxelize_options(const TriangleMesh& mesh, const VoxelizeOptions& opt
 /// Results do not depend on the number of OpenMP threads.
 VoxelGrid voxelize(const TriangleMesh& mesh, const VoxelizeOptions& options);
 
+/// The box voxelize() fills (dims, origin, dx), without voxels: check_voxelize_options
+/// first. detail::fill_window (voxelize_detail.hpp) fills any window of it, so that a
+/// rank of a many-rank run voxelizes only its part (core/geometry/shapes.hpp).
+VoxelGrid voxel_box(const TriangleMesh& mesh, const VoxelizeOptions& options);
+
+/// The checks and the description voxelize() makes, for callers that voxelize window by
+/// window and total the counts: InputError for rays that cross the surface an odd number
+/// of times (not closed) and for a surface that encloses no fluid voxel.
+void require_closed_rays(const TriangleMesh& mesh, std::int64_t odd_rays);
+void require_fluid(const TriangleMesh& mesh, const VoxelGrid& box, std::int64_t fluid);
+std::string describe_voxelized(const TriangleMesh& mesh, const VoxelGrid& box, int subsamples, std::int64_t fluid);
+
 /// Signed distance (m) from each voxel centre of `grid` to the surface, + inside and
 /// - outside (the paper's phi, sec. 2.2): exact (nearest point on the nearest triangle)
 /// where it is below `band`, +-band elsewhere. Index as VoxelGrid::index. Separate from

@@ -101,8 +101,17 @@ class TriangleBvh {
 /// The largest distance from the surface of a fluid voxel centre that lies inside the
 /// surface (exact over voxel centres, by branch and bound on blocks: the distance is
 /// 1-Lipschitz, so a block cannot beat its centre's distance plus its half diagonal).
-/// `rays` must be built on grid's box. 0 when no fluid voxel centre is inside.
-double largest_inside_distance(const TriangleMesh& mesh, const VoxelGrid& grid, const ZRays& rays);
+/// Over the voxels grid holds (its window): the maximum over several windows is that over
+/// their union. `rays` must be built on grid's box, `bvh` on the surface. 0 when no held
+/// fluid voxel centre is inside.
+double largest_inside_distance(const TriangleBvh& bvh, const VoxelGrid& grid, const ZRays& rays);
+
+/// Fills P (solid_fraction) and the fluid flags of the voxels grid holds (its window)
+/// from the rays (voxelize.hpp says how); grid.fluid and grid.solid_fraction must be
+/// allocated for the window. Returns how many of the rays it cast cross the surface an
+/// odd number of times (> 0: the surface is not closed). Results do not depend on the
+/// number of OpenMP threads, nor on the window: a voxel gets the same P in any window.
+std::int64_t fill_window(const ZRays& rays, VoxelGrid& grid);
 
 /// Whether the centre of voxel (i, j, k) is inside the surface (centre ray of column i, j).
 bool centre_inside(const ZRays& rays, int i, int j, int k);

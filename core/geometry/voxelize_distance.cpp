@@ -178,8 +178,7 @@ double TriangleBvh::distance2(const Point& p, double limit2, double stop2) const
   return best;
 }
 
-double largest_inside_distance(const TriangleMesh& mesh, const VoxelGrid& grid, const ZRays& rays) {
-  const TriangleBvh bvh(mesh);
+double largest_inside_distance(const TriangleBvh& bvh, const VoxelGrid& grid, const ZRays& rays) {
   struct Block {
     double bound;
     std::array<int, 3> lo, n;
@@ -209,15 +208,16 @@ double largest_inside_distance(const TriangleMesh& mesh, const VoxelGrid& grid, 
            half;
   };
 
-  // Top level: blocks of up to 32^3 voxels holding fluid, bounded in parallel.
+  // Top level: blocks of up to 32^3 held voxels holding fluid, bounded in parallel.
   constexpr int top = 32;
   std::vector<Block> blocks;
-  for (int k = 0; k < grid.dims[2]; k += top)
-    for (int j = 0; j < grid.dims[1]; j += top)
-      for (int i = 0; i < grid.dims[0]; i += top) {
+  const auto& w = grid.window;
+  for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; k += top)
+    for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; j += top)
+      for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; i += top) {
         const std::array<int, 3> lo{i, j, k};
-        const std::array<int, 3> n{std::min(top, grid.dims[0] - i), std::min(top, grid.dims[1] - j),
-                                   std::min(top, grid.dims[2] - k)};
+        const std::array<int, 3> n{std::min(top, w.lo[0] + w.extent[0] - i), std::min(top, w.lo[1] + w.extent[1] - j),
+                                   std::min(top, w.lo[2] + w.extent[2] - k)};
         blocks.push_back({0.0, lo, n});
       }
   std::vector<std::uint8_t> keep(blocks.size());
@@ -300,6 +300,7 @@ double largest_inside_distance(const TriangleMesh& mesh, const VoxelGrid& grid, 
 
 std::vector<float> signed_distance(const TriangleMesh& mesh, const VoxelGrid& grid, double band) {
   if (!(band > 0.0) || !std::isfinite(band)) throw std::invalid_argument(str("signed_distance: band = ", band));
+  if (!grid.holds_whole_box()) throw std::invalid_argument("signed_distance: the grid must hold the whole box");
   const std::int64_t total = grid.voxel_count();
   std::vector<float> out(std::size_t(std::max<std::int64_t>(total, 0)));
   if (total <= 0) return out;

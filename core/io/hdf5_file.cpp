@@ -232,22 +232,41 @@ Input::Shape Input::shape(const std::string& name) const {
 }
 
 void Input::read(const std::string& name, hid_t mem_type, void* out, long long row) const {
-  const Shape s = shape(name);
-  Handle dset(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), H5Dclose);
-  const std::string what = "cannot read dataset /" + name;
   if (row < 0) {
-    if (H5Dread(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) fail(what + reason());
+    const Shape s = shape(name);
+    Handle dset(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (H5Dread(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+      fail("cannot read dataset /" + name + reason());
     return;
   }
-  if (s.dims.size() != 2 || hsize_t(row) >= s.dims[0]) fail(what + ": no row " + std::to_string(row));
+  const Shape s = shape(name);
+  if (s.dims.size() != 2 || hsize_t(row) >= s.dims[0]) fail("cannot read dataset /" + name + ": no row " + std::to_string(row));
   if (s.dims[1] == 0) return;
-  Handle file_space(H5Dget_space(dset.get()), H5Sclose);
   const hsize_t start[2] = {hsize_t(row), 0}, count[2] = {1, s.dims[1]};
-  Handle mem_space(H5Screate_simple(1, &s.dims[1], nullptr), H5Sclose);
-  if (!file_space.ok() || !mem_space.ok() ||
+  read_box(name, mem_type, 2, start, count, out);
+}
+
+void Input::read_box(const std::string& name, hid_t mem_type, int rank, const hsize_t* start, const hsize_t* count,
+                     void* out) const {
+  const Shape s = shape(name);
+  std::string box;
+  hsize_t total = 1;
+  for (int d = 0; d < rank; ++d) {
+    box += (d ? ", " : "") + std::to_string(start[d]) + ":" + std::to_string(start[d] + count[d]);
+    total *= count[d];
+  }
+  const std::string what = "cannot read dataset /" + name + " [" + box + "]";
+  if (int(s.dims.size()) != rank) fail(what + ": it has rank " + std::to_string(s.dims.size()));
+  for (int d = 0; d < rank; ++d)
+    if (start[d] + count[d] > s.dims[d]) fail(what + ": beyond its extent " + std::to_string(s.dims[d]));
+  if (total == 0) return;
+  Handle dset(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), H5Dclose);
+  Handle file_space(H5Dget_space(dset.get()), H5Sclose);
+  Handle mem_space(H5Screate_simple(1, &total, nullptr), H5Sclose);
+  if (!dset.ok() || !file_space.ok() || !mem_space.ok() ||
       H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
       H5Dread(dset.get(), mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, out) < 0)
-    fail(what + " (row " + std::to_string(row) + ")" + reason());
+    fail(what + reason());
 }
 
 }  // namespace hemo::io::hdf5

@@ -118,6 +118,10 @@ class Input {
   Shape shape(const std::string& name) const;
   /// The whole dataset, or with `row` >= 0 that row of a 2-D one, converted to mem_type.
   void read(const std::string& name, hid_t mem_type, void* out, long long row = -1) const;
+  /// The box start .. start + count - 1 of a `rank`-D dataset (a hyperslab), converted
+  /// to mem_type, into a dense array (last index fastest).
+  void read_box(const std::string& name, hid_t mem_type, int rank, const hsize_t* start, const hsize_t* count,
+                void* out) const;
 
  private:
   std::string path_, kind_;

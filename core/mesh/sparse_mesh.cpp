@@ -80,17 +80,18 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
     return y;
   };
 
-  // 1. This rank's fluid voxels in lexicographic order (i fastest).
+  // 1. This rank's fluid voxels in lexicographic order (i fastest), from the voxels held
+  //    (the whole box on one rank; on many, the window around the rank's bricks).
   std::vector<std::uint64_t> owned;
   owned.reserve(part ? 0 : static_cast<std::size_t>(vox.fluid_count()));
-  for (std::int64_t v = 0; v < vox.voxel_count(); ++v)
-    if (vox.fluid[static_cast<std::size_t>(v)]) {
-      if (part) {
-        const auto c = coords(std::uint64_t(v));
-        if (part->owner(c[0], c[1], c[2]) != part->rank) continue;
+  const auto& w = vox.window;
+  for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k)
+    for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
+      for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i) {
+        if (!vox.fluid[static_cast<std::size_t>(vox.index(i, j, k))]) continue;
+        if (part && part->owner(i, j, k) != part->rank) continue;
+        owned.push_back(static_cast<std::uint64_t>(vox.voxel_index(i, j, k)));
       }
-      owned.push_back(static_cast<std::uint64_t>(v));
-    }
 
   // 2. Halo: the voxels of other ranks that owned nodes pull from. D3Q19's directions come
   //    in opposite pairs, so an owned node pulling from rank r's voxel is also pulled from
@@ -108,7 +109,7 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
         if (r == part->rank) continue;
         edge[n] = 1;
         pulled[r] |= 1u << q;
-        halo_voxels.emplace_back(r, static_cast<std::uint64_t>(vox.index(y[0], y[1], y[2])));
+        halo_voxels.emplace_back(r, static_cast<std::uint64_t>(vox.voxel_index(y[0], y[1], y[2])));
         send_voxels.emplace_back(r, owned[n]);
       }
     }

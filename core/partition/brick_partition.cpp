@@ -13,8 +13,6 @@
 
 namespace hemo::partition {
 
-namespace {
-/// The bricks covering a box of `dims` voxels, none counted yet.
 BrickGrid empty_bricks(std::array<int, 3> dims, int edge) {
   if (edge < 1) throw InputError(str("partition: the brick edge must be at least 1 voxel (got ", edge, ")"));
   BrickGrid b;
@@ -23,7 +21,6 @@ BrickGrid empty_bricks(std::array<int, 3> dims, int edge) {
   b.fluid.assign(std::size_t(b.count()), 0);
   return b;
 }
-}  // namespace
 
 BrickGrid make_bricks(std::array<int, 3> dims, std::span<const std::int32_t> i, std::span<const std::int32_t> j,
                       std::span<const std::int32_t> k, int edge) {
@@ -32,13 +29,49 @@ BrickGrid make_bricks(std::array<int, 3> dims, std::span<const std::int32_t> i, 
   return b;
 }
 
+void count_fluid(BrickGrid& b, const geometry::VoxelGrid& voxels) {
+  const auto& w = voxels.window;
+  for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k)
+    for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
+      for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i)
+        if (voxels.fluid[std::size_t(voxels.index(i, j, k))]) ++b.fluid[std::size_t(b.brick_of_voxel(i, j, k))];
+}
+
 BrickGrid make_bricks(const geometry::VoxelGrid& voxels, int edge) {
   BrickGrid b = empty_bricks(voxels.dims, edge);
-  for (int k = 0; k < voxels.dims[2]; ++k)
-    for (int j = 0; j < voxels.dims[1]; ++j)
-      for (int i = 0; i < voxels.dims[0]; ++i)
-        if (voxels.fluid[std::size_t(voxels.index(i, j, k))]) ++b.fluid[std::size_t(b.brick_of_voxel(i, j, k))];
+  count_fluid(b, voxels);
   return b;
+}
+
+void count_layers(const geometry::Geometry& geometry, int first, int last, BrickGrid& b, geometry::VoxelTally& tally) {
+  const std::array<int, 3> dims = geometry.frame().dims;
+  for (int layer = first; layer < last; ++layer) {
+    const geometry::VoxelWindow slab{{0, 0, layer * b.edge}, {dims[0], dims[1], std::min(b.edge, dims[2] - layer * b.edge)}};
+    count_fluid(b, geometry.voxelize(slab, &tally));
+  }
+}
+
+geometry::VoxelWindow window_of_part(const BrickGrid& b, std::span<const std::int32_t> owner, int part,
+                                     const std::array<int, 3>& dims, std::array<bool, 3> periodic) {
+  std::array<int, 3> lo{b.dims[0], b.dims[1], b.dims[2]}, hi{-1, -1, -1};
+  for (int k = 0; k < b.dims[2]; ++k)
+    for (int j = 0; j < b.dims[1]; ++j)
+      for (int i = 0; i < b.dims[0]; ++i) {
+        if (owner[std::size_t(b.index(i, j, k))] != part) continue;
+        lo = {std::min(lo[0], i), std::min(lo[1], j), std::min(lo[2], k)};
+        hi = {std::max(hi[0], i), std::max(hi[1], j), std::max(hi[2], k)};
+      }
+  geometry::VoxelWindow w;
+  if (hi[0] < 0) return w;
+  for (int d = 0; d < 3; ++d) {
+    int first = lo[d] * b.edge - 1, last = std::min((hi[d] + 1) * b.edge, dims[d]);
+    if (periodic[d] && (first < 0 || last >= dims[d])) first = 0, last = dims[d] - 1;
+    first = std::max(first, 0);
+    last = std::min(last, dims[d] - 1);
+    w.lo[d] = first;
+    w.extent[d] = last - first + 1;
+  }
+  return w;
 }
 
 double Partition::imbalance() const {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/geometry/shapes.hpp"
 #include "core/geometry/voxel_grid.hpp"
 
 namespace hemo::partition {
@@ -27,12 +28,27 @@ struct BrickGrid {
   std::int64_t brick_of_voxel(int i, int j, int k) const { return index(i / edge, j / edge, k / edge); }
 };
 
+/// The bricks of `edge` voxels covering a box of `dims` voxels, none counted yet;
+/// InputError for an edge below 1.
+BrickGrid empty_bricks(std::array<int, 3> dims, int edge);
+
+/// Adds the fluid voxels a grid holds (its window) to the bricks' counts: windows that
+/// cover the box once, voxelized one after the other, count it without ever holding it.
+void count_fluid(BrickGrid& bricks, const geometry::VoxelGrid& voxels);
+
+/// Pass 1 of a many-rank set-up (docs/architecture.md, "Many ranks"): voxelizes the
+/// layers of bricks first .. last - 1 (along z) one at a time, adding their fluid voxels to
+/// `bricks` and what only the whole geometry can judge to `tally`. Each rank takes its
+/// share of the layers; the sums over the ranks are the whole box's, which no rank held.
+void count_layers(const geometry::Geometry& geometry, int first, int last, BrickGrid& bricks,
+                  geometry::VoxelTally& tally);
+
 /// Counts the fluid nodes of every brick of `edge` voxels in a box of `dims` voxels, from
 /// the nodes' voxel coordinates (i, j, k).
 BrickGrid make_bricks(std::array<int, 3> dims, std::span<const std::int32_t> i, std::span<const std::int32_t> j,
                       std::span<const std::int32_t> k, int edge);
 
-/// The same from the fluid voxels of a voxel grid.
+/// The same from the fluid voxels of a voxel grid holding the whole box.
 BrickGrid make_bricks(const geometry::VoxelGrid& voxels, int edge);
 
 struct Partition {
@@ -46,6 +62,13 @@ struct Partition {
   /// One line per part: bricks, fluid nodes, share of the mean.
   std::string describe() const;
 };
+
+/// The voxels part `part` needs (pass 2): the bounding box of its bricks and one layer
+/// around, every voxel its nodes pull from, within the box of `dims` voxels. Along a
+/// periodic axis a part at a face pulls across it, from the opposite face: the window
+/// then spans the axis. An empty window for a part without bricks.
+geometry::VoxelWindow window_of_part(const BrickGrid& bricks, std::span<const std::int32_t> owner, int part,
+                                     const std::array<int, 3>& dims, std::array<bool, 3> periodic);
 
 /// Partitions the bricks with fluid into `parts` parts of about equal fluid with SCOTCH
 /// (deterministic, fixed seed: the same input gives the same parts, in any process). Periodic axes join the bricks at

@@ -5,6 +5,7 @@
 //   - the mesh request (periodic axes, boundary link classes) before the mesh is built,
 //   - fields (declare, look up) and scheduler phases (register actions) after.
 // Plugins are loaded with Boost.DLL by core/plugin/loader.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,7 +24,7 @@
 namespace hemo {
 
 /// Bumped whenever this header, or a type it exposes, changes layout or meaning.
-inline constexpr int plugin_abi_version = 5;
+inline constexpr int plugin_abi_version = 6;
 
 /// A velocity a plugin imposes, for the Mach and Reynolds numbers, with the length that
 /// goes with it where the plugin knows one (a velocity inlet: its diameter). When this
@@ -40,12 +41,17 @@ struct VelocityScale {
 struct MeshStage {
   const config::Config& config;
   const LatticeUnits& units;
-  /// The voxels the mesh will be built from. A boundary may turn fluid voxels solid
-  /// (an iolet cuts the vessel at its plane), never the reverse.
+  /// The voxels this rank's mesh will be built from: the whole box on one rank, on many
+  /// the window around the rank's bricks (VoxelGrid::window; `holds` tells). A boundary
+  /// may turn held fluid voxels solid (an iolet cuts the vessel at its plane), never the
+  /// reverse, and must decide each voxel from the voxel alone, so that every rank holding
+  /// it decides alike. A check that needs the whole geometry counts over the voxels held
+  /// and sums with `comm`.
   geometry::VoxelGrid& voxels;
   mesh::MeshRequest& request;
   /// The velocities the plugins impose, for the Mach and Reynolds numbers.
   std::vector<VelocityScale>& velocity_scales;
+  comm::Communicator& comm;
 };
 
 /// After the mesh exists, on the run's backend. The mesh is this rank's part: plugins
@@ -74,7 +80,11 @@ struct SetupStage {
 class Plugin {
  public:
   virtual ~Plugin() = default;
-  /// Optional: asks for periodic axes and boundary link classes.
+  /// Optional: the axes along which the domain wraps around, from the config alone. Asked
+  /// before the geometry is voxelized (a rank's voxel window must reach across them);
+  /// the mesh request of shape_mesh then has them set.
+  virtual std::array<bool, 3> periodic_axes(const config::Config&) const { return {false, false, false}; }
+  /// Optional: asks for boundary link classes.
   virtual void shape_mesh(MeshStage&) {}
   /// Declares the fields it owns and registers its actions.
   virtual void setup(SetupStage& stage) = 0;

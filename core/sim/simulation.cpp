@@ -5,6 +5,8 @@
 #include <omp.h>
 
 #include <chrono>
+#include <climits>
+#include <limits>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -127,26 +129,114 @@ void Simulation::read_case(const RunOptions& options) {
 }
 
 void Simulation::build_geometry() {
-  voxels_ = geometry::build(config_.section("geometry"), units_.dx, voxel_limit());
-  log::info(str("geometry: ", voxels_.description, "; ", voxels_.dims[0], " x ", voxels_.dims[1], " x ",
-                voxels_.dims[2], " voxels of dx = ", fmt_g(units_.dx), " m"));
-  if (first_step_ > 0 && restart_.dims != voxels_.dims)
+  for (const auto& p : plugins_) {
+    const std::array<bool, 3> axes = p->periodic_axes(config_);
+    for (int d = 0; d < 3; ++d) periodic_[d] = periodic_[d] || axes[d];
+  }
+  // One rank holds the whole box, which must fit in memory; many ranks hold windows of
+  // it, checked as they are chosen.
+  const bool many = comm_->size() > 1;
+  geometry::Geometry geometry(config_.section("geometry"), units_.dx,
+                              many ? std::numeric_limits<std::int64_t>::max() : voxel_limit());
+  const std::array<int, 3> dims = geometry.frame().dims;
+  if (first_step_ > 0 && restart_.dims != dims)
     throw InputError(str(restart_file_, ": the checkpoint's voxel box is ", restart_.dims[0], " x ", restart_.dims[1], " x ",
-                         restart_.dims[2], ", this case's ", voxels_.dims[0], " x ", voxels_.dims[1], " x ", voxels_.dims[2],
+                         restart_.dims[2], ", this case's ", dims[0], " x ", dims[1], " x ", dims[2],
                          ": it was written for another geometry or resolution"));
+  if (many) {
+    partition_bricks(geometry);
+    voxels_ = geometry.voxelize(window_of_this_rank(dims));
+  } else {
+    geometry::VoxelTally tally;
+    voxels_ = geometry.voxelize(geometry::VoxelWindow::whole(dims), &tally);
+    geometry.finish(tally);
+  }
+  voxels_.characteristic_length = geometry.frame().characteristic_length;
+  voxels_.description = geometry.frame().description;
+  log::info(str("geometry: ", voxels_.description, "; ", dims[0], " x ", dims[1], " x ", dims[2], " voxels of dx = ",
+                fmt_g(units_.dx), " m", many ? str("; this rank holds ", voxels_.held_count(), " of them") : ""));
+}
+
+void Simulation::partition_bricks(geometry::Geometry& geometry) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int edge = static_cast<int>(config_.integer("partition.brick"));
+  const std::array<int, 3> dims = geometry.frame().dims;
+  partition::BrickGrid bricks = partition::empty_bricks(dims, edge);
+
+  // Pass 1: each rank voxelizes its share of the layers of bricks, one layer at a time,
+  // and counts the fluid voxels per brick; no rank holds more than one layer.
+  const std::int64_t layer_voxels = std::int64_t(dims[0]) * dims[1] * std::min(edge, dims[2]);
+  if (layer_voxels > voxel_limit())
+    throw InputError(str("partition: a layer of bricks (", dims[0], " x ", dims[1], " x ", std::min(edge, dims[2]),
+                         " voxels) does not fit in memory (limit ", voxel_limit(),
+                         " voxels); make partition.brick smaller or lattice.dx larger"));
+  const int layers = bricks.dims[2], ranks = comm_->size(), rank = comm_->rank();
+  geometry::VoxelTally tally;
+  tally.obstacle_cut.assign(config_.tables("geometry.obstacle").size(), 0);
+  partition::count_layers(geometry, int(std::int64_t(layers) * rank / ranks), int(std::int64_t(layers) * (rank + 1) / ranks),
+                          bricks, tally);
+  // Totals over the ranks: the bricks' counts, and what only the whole geometry can judge.
+  {
+    std::vector<std::uint64_t> counts(bricks.fluid.begin(), bricks.fluid.end());
+    comm_->sum(counts);
+    std::copy(counts.begin(), counts.end(), bricks.fluid.begin());
+    std::vector<std::uint64_t> t{std::uint64_t(tally.fluid), std::uint64_t(tally.odd_rays)};
+    for (const std::int64_t c : tally.obstacle_cut) t.push_back(std::uint64_t(c));
+    comm_->sum(t);
+    tally.fluid = std::int64_t(t[0]);
+    tally.odd_rays = std::int64_t(t[1]);
+    for (std::size_t o = 0; o < tally.obstacle_cut.size(); ++o) tally.obstacle_cut[o] = std::int64_t(t[2 + o]);
+    tally.inside_distance = comm_->max(tally.inside_distance);
+  }
+  geometry.finish(tally);
+
+  // Rank 0 partitions and sends the owners: every rank then builds its part from the
+  // same owners, even if SCOTCH behaved differently in another process.
+  std::vector<unsigned char> owners;
+  if (rank == 0) {
+    const partition::Partition p = partition::partition_bricks(bricks, ranks, periodic_);
+    owners.resize(p.owner.size() * sizeof(std::int32_t));
+    std::memcpy(owners.data(), p.owner.data(), owners.size());
+    log::info(str("partition: ", ranks, " ranks, bricks of ", edge, "^3 voxels, imbalance (largest / mean) ",
+                  fmt_g(p.imbalance(), 4)));
+  }
+  comm_->broadcast(owners, 0);
+  brick_owner_.resize(owners.size() / sizeof(std::int32_t));
+  std::memcpy(brick_owner_.data(), owners.data(), owners.size());
+  bricks.fluid = {};
+  bricks_ = std::move(bricks);
+  summary_.partition_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+geometry::VoxelWindow Simulation::window_of_this_rank(const std::array<int, 3>& dims) const {
+  const geometry::VoxelWindow w = partition::window_of_part(bricks_, brick_owner_, comm_->rank(), dims, periodic_);
+  if (w.count() > voxel_limit())
+    throw InputError(str("partition: rank ", comm_->rank(), "'s part of the geometry spans ", w.extent[0], " x ",
+                         w.extent[1], " x ", w.extent[2], " voxels, more than fit in memory (limit ", voxel_limit(),
+                         "); run on more ranks or make lattice.dx larger"));
+  return w;
 }
 
 void Simulation::build_mesh_of_this_rank() {
-  // Plugins shape the mesh (periodic axes, boundary link classes) before it is built.
+  // Plugins shape the mesh (boundary link classes) before it is built.
   mesh::MeshRequest request;
+  request.periodic = periodic_;
   std::vector<VelocityScale> velocity_scales;
-  MeshStage mesh_stage{config_, units_, voxels_, request, velocity_scales};
+  MeshStage mesh_stage{config_, units_, voxels_, request, velocity_scales, *comm_};
   for (auto& p : plugins_) p->shape_mesh(mesh_stage);
   derive_flow_numbers(velocity_scales);
 
   const auto ordering = mesh::ordering_from_string(config_.string("lattice.ordering"));
-  if (comm_->size() > 1) build_partitioned_mesh(request, ordering);
-  else mesh_ = mesh::build_mesh(voxels_, request, ordering);
+  if (comm_->size() > 1) {
+    const auto t0 = std::chrono::steady_clock::now();
+    mesh::MeshPart part;
+    part.rank = comm_->rank();
+    part.owner = [this](int i, int j, int k) { return brick_owner_[std::size_t(bricks_.brick_of_voxel(i, j, k))]; };
+    mesh_ = mesh::build_mesh(voxels_, request, ordering, &part);
+    summary_.partition_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  } else {
+    mesh_ = mesh::build_mesh(voxels_, request, ordering);
+  }
   // Totals over the ranks (exact integer sums); the mesh bytes are the largest rank's.
   std::vector<std::uint64_t> counts{mesh_.num_nodes, mesh_.wall_links};
   for (std::size_t c = 0; c < mesh_.links.class_names.size(); ++c) counts.push_back(mesh_.links.count(static_cast<int>(c)));
@@ -161,6 +251,9 @@ void Simulation::build_mesh_of_this_rank() {
   log::info("mesh: " + mesh_.describe());
   voxels_.fluid.clear();
   voxels_.fluid.shrink_to_fit();
+  voxels_.solid_fraction.clear();
+  voxels_.solid_fraction.shrink_to_fit();
+  brick_owner_ = {};
 }
 
 void Simulation::prepare_output_folder(const RunOptions& options) {
@@ -296,30 +389,6 @@ void Simulation::write_checkpoint_after(std::int64_t step) {
   summary_.checkpoint_step = step;
   log::info(str("checkpoint: ", path, " after step ", step, " (",
                 fmt_f(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2), " s)"));
-}
-
-void Simulation::build_partitioned_mesh(const mesh::MeshRequest& request, mesh::Ordering ordering) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const int edge = static_cast<int>(config_.integer("partition.brick"));
-  const partition::BrickGrid bricks = partition::make_bricks(voxels_, edge);
-  // Rank 0 partitions and sends the owners: every rank then builds its part from the
-  // same owners, even if SCOTCH behaved differently in another process.
-  std::vector<unsigned char> owners;
-  if (comm_->rank() == 0) {
-    const partition::Partition p = partition::partition_bricks(bricks, comm_->size(), request.periodic);
-    owners.resize(p.owner.size() * sizeof(std::int32_t));
-    std::memcpy(owners.data(), p.owner.data(), owners.size());
-    log::info(str("partition: ", comm_->size(), " ranks, bricks of ", edge, "^3 voxels, imbalance (largest / mean) ",
-                  fmt_g(p.imbalance(), 4)));
-  }
-  comm_->broadcast(owners, 0);
-  std::vector<std::int32_t> owner(owners.size() / sizeof(std::int32_t));
-  std::memcpy(owner.data(), owners.data(), owners.size());
-  mesh::MeshPart part;
-  part.rank = comm_->rank();
-  part.owner = [&](int i, int j, int k) { return owner[std::size_t(bricks.brick_of_voxel(i, j, k))]; };
-  mesh_ = mesh::build_mesh(voxels_, request, ordering, &part);
-  summary_.partition_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void Simulation::load_plugins(const config::Document& doc, const RunOptions& options) {

@@ -2,6 +2,7 @@
 // One run of a case: case file -> config -> geometry -> sparse mesh -> fields ->
 // scheduler loop (plugins act on fields) -> output. Data flows one way through the
 // constructor; run() then steps the scheduler.
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -14,12 +15,17 @@
 #include "core/fields/field_registry.hpp"
 #include "core/fields/halo_exchange.hpp"
 #include "core/geometry/voxel_grid.hpp"
+#include "core/partition/brick_partition.hpp"
 #include "core/mesh/sparse_mesh.hpp"
 #include "core/plugin/loader.hpp"
 #include "core/scheduler/scheduler.hpp"
 #include "core/sim/checkpoint.hpp"
 #include "core/sim/summary.hpp"
 #include "core/sim/units.hpp"
+
+namespace hemo::geometry {
+class Geometry;
+}
 
 namespace hemo {
 
@@ -81,9 +87,12 @@ class Simulation {
   void declare_core_fields();
   void check_mass_and_finiteness(std::int64_t step);
   std::uint64_t population_checksum() const;
-  /// With more than one rank: SCOTCH's bricks for this rank (rank 0 partitions, every rank
-  /// gets the owners), and the mesh of this rank's part.
-  void build_partitioned_mesh(const mesh::MeshRequest& request, mesh::Ordering ordering);
+  /// With more than one rank: pass 1 counts the fluid per brick (each rank voxelizes its
+  /// share of the layers of bricks), the totals finish the geometry's checks, rank 0
+  /// partitions the bricks with SCOTCH and every rank gets the owners (brick_owner_).
+  void partition_bricks(geometry::Geometry& geometry);
+  /// The voxels this rank holds (partition::window_of_part), checked against memory.
+  geometry::VoxelWindow window_of_this_rank(const std::array<int, 3>& dims) const;
   /// Per-rank nodes, halo and phase times into the summary (a collective).
   void report_ranks();
   /// --restart: reads the checkpoint's attributes and checks them against this case
@@ -103,7 +112,10 @@ class Simulation {
   config::Config config_;
   LatticeUnits units_;
   FlowNumbers flow_;
-  geometry::VoxelGrid voxels_;
+  geometry::VoxelGrid voxels_;   // this rank's window of the voxel box
+  std::array<bool, 3> periodic_{false, false, false};  // from the plugins' periodic_axes
+  partition::BrickGrid bricks_;  // the bricks (dims and edge; counts dropped) with more than one rank
+  std::vector<std::int32_t> brick_owner_;  // per brick, its rank (until the mesh is built)
   mesh::SparseMesh mesh_;
   exec::Space space_ = exec::Space::host;
   Precision precision_ = Precision::fp64;

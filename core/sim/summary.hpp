@@ -38,12 +38,13 @@ struct RunSummary {
   std::int64_t failed_step = -1, failed_node = -1;
   std::vector<std::pair<std::string, double>> phase_seconds;
   std::vector<std::string> outputs;  // files written
-  double partition_seconds = 0.0;    // SCOTCH and the rank-local mesh (more than one rank)
+  double partition_seconds = 0.0;    // counting fluid per brick, SCOTCH, this rank's voxels and mesh (more than one rank)
   /// What each rank holds and where its time went (more than one rank).
   struct Rank {
     std::uint64_t nodes = 0, edge_nodes = 0, halo_nodes = 0, neighbours = 0;
     std::uint64_t halo_bytes_per_step = 0;  // populations sent per step
     double halo_wait_seconds = 0.0;         // exposed halo time (HaloExchange::wait_seconds)
+    std::uint64_t voxels_held = 0;          // the rank's voxel window (never the whole box)
     std::vector<std::pair<std::string, double>> phase_seconds;
   };
   std::vector<Rank> rank_reports;

@@ -57,7 +57,7 @@ std::uint64_t Simulation::population_checksum() const {
 void Simulation::report_ranks() {
   const int ranks = comm_->size();
   if (ranks == 1) return;
-  constexpr int phases = int(Phase::count), fixed = 6, width = fixed + phases;
+  constexpr int phases = int(Phase::count), fixed = 7, width = fixed + phases;
   std::vector<double> all(std::size_t(ranks) * width, 0.0);  // each rank fills its slot; the sum is exact
   double* mine = all.data() + std::size_t(comm_->rank()) * width;
   mine[0] = mesh_.num_nodes;
@@ -66,6 +66,7 @@ void Simulation::report_ranks() {
   mine[3] = double(mesh_.halo.size());
   mine[4] = double(halo_->last_bytes_sent());
   mine[5] = halo_->wait_seconds();
+  mine[6] = double(voxels_.held_count());
   for (const Scheduler::Timing& t : scheduler_->timings()) mine[fixed + int(t.phase)] += t.seconds;
   comm_->sum(all);
   summary_.rank_reports.clear();
@@ -79,6 +80,7 @@ void Simulation::report_ranks() {
     rep.neighbours = std::uint64_t(v[3]);
     rep.halo_bytes_per_step = std::uint64_t(v[4]);
     rep.halo_wait_seconds = v[5];
+    rep.voxels_held = std::uint64_t(v[6]);
     for (int p = 0; p < phases; ++p)
       if (v[fixed + p] > 0.0) rep.phase_seconds.emplace_back(to_string(Phase(p)), v[fixed + p]);
     largest = std::max(largest, v[0]);

@@ -208,7 +208,7 @@ std::int64_t cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels) {
   for (int k = lo[2]; k <= hi[2]; ++k)
     for (int j = lo[1]; j <= hi[1]; ++j)
       for (int i = lo[0]; i <= hi[0]; ++i) {
-        if (!voxels.inside_box(i, j, k)) continue;
+        if (!voxels.holds(i, j, k)) continue;
         std::uint8_t& cell = voxels.fluid[static_cast<std::size_t>(voxels.index(i, j, k))];
         const auto p = voxels.centre(i, j, k);
         const double b = iolet.beyond(p);
@@ -234,17 +234,25 @@ std::int64_t cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels) {
   return removed;
 }
 
-void check_cuts_fluid(const IoletSpec& iolet, const geometry::VoxelGrid& voxels) {
-  // Some fluid node must pull a population from a voxel the iolet claims.
+void check_cuts_fluid(const IoletSpec& iolet, const geometry::VoxelGrid& voxels, comm::Communicator& comm) {
+  // Some fluid node must pull a population from a voxel the iolet claims. Each rank
+  // looks at the pairs it holds both voxels of (a voxel outside the box is solid, held
+  // or not); every fluid voxel is held with its neighbours by the rank that owns it.
+  const auto held = [&](int i, int j, int k) { return !voxels.inside_box(i, j, k) || voxels.holds(i, j, k); };
+  const auto held_fluid = [&](int i, int j, int k) { return voxels.holds(i, j, k) && voxels.is_fluid(i, j, k); };
   int lo[3], hi[3];
   near_disc(iolet, voxels, lo, hi);
-  for (int k = lo[2]; k <= hi[2]; ++k)
-    for (int j = lo[1]; j <= hi[1]; ++j)
-      for (int i = lo[0]; i <= hi[0]; ++i) {
-        if (voxels.is_fluid(i, j, k) || !claims(iolet, voxels, {i, j, k})) continue;
-        for (int q = 1; q < phys::d3q19::Q; ++q)
-          if (voxels.is_fluid(i + phys::d3q19::cx(q), j + phys::d3q19::cy(q), k + phys::d3q19::cz(q))) return;
+  std::uint64_t found = 0;
+  for (int k = lo[2]; k <= hi[2] && !found; ++k)
+    for (int j = lo[1]; j <= hi[1] && !found; ++j)
+      for (int i = lo[0]; i <= hi[0] && !found; ++i) {
+        if (!held(i, j, k) || voxels.is_fluid(i, j, k) || !claims(iolet, voxels, {i, j, k})) continue;
+        for (int q = 1; q < phys::d3q19::Q && !found; ++q)
+          found = held_fluid(i + phys::d3q19::cx(q), j + phys::d3q19::cy(q), k + phys::d3q19::cz(q));
       }
+  std::vector<std::uint64_t> total{found};
+  comm.sum(total);
+  if (total[0] > 0) return;
   iolet.cfg.fail("center", str("iolet '", iolet.name, "' cuts no fluid: no fluid node lies next to its disc. Check the ",
                                "centre and radius (in m) and that the normal points out of the fluid"));
 }

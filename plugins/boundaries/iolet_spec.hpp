@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/comm/communicator.hpp"
 #include "core/config/config.hpp"
 #include "core/config/schema.hpp"
 #include "core/geometry/voxel_grid.hpp"
@@ -60,14 +61,15 @@ void declare_iolet_schema(config::Schema& schema);
 /// a zero normal, keys that do not apply, Zou-He on a tilted plane, a bad CSV...).
 std::vector<IoletSpec> read_iolets(const config::Config& boundaries);
 
-/// Refuses (InputError) an iolet whose disc no fluid node touches.
-void check_cuts_fluid(const IoletSpec& iolet, const geometry::VoxelGrid& voxels);
+/// Refuses (InputError) an iolet whose disc no fluid node touches, looking at the voxels
+/// each rank holds (collective: every rank calls it).
+void check_cuts_fluid(const IoletSpec& iolet, const geometry::VoxelGrid& voxels, comm::Communicator& comm);
 
 /// Refuses two iolets that would claim the same voxel (InputError naming both).
 void check_iolets_disjoint(const std::vector<IoletSpec>& iolets, const geometry::VoxelGrid& voxels);
 
-/// Turns fluid voxels beyond the plane, inside the disc and up to one radius deep, solid:
-/// the iolet cuts the vessel there. Returns how many voxels it removed.
+/// Turns held fluid voxels beyond the plane, inside the disc and up to one radius deep,
+/// solid: the iolet cuts the vessel there. Returns how many voxels it removed.
 std::int64_t cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels);
 
 /// True if the (solid) voxel v lies just beyond the iolet's plane, inside its disc.

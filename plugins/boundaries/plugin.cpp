@@ -43,17 +43,24 @@ class BoundariesIn final : public Boundaries {
 
 class BoundariesPlugin final : public Plugin {
  public:
+  std::array<bool, 3> periodic_axes(const config::Config& config) const override {
+    std::array<bool, 3> periodic{false, false, false};
+    for (const std::string& a : config.strings("boundaries.periodic")) periodic[a[0] - 'x'] = true;
+    return periodic;
+  }
+
   void shape_mesh(MeshStage& st) override {
     const config::Config cfg = st.config.section("boundaries");
-    for (const std::string& a : cfg.strings("periodic")) st.request.periodic[a[0] - 'x'] = true;
     std::vector<MovingWall> walls = request_moving_walls(st, cfg);
 
     std::vector<IoletSpec> iolets = read_iolets(cfg);
     check_iolets_disjoint(iolets, st.voxels);
     for (IoletSpec& s : iolets) {
-      if (const std::int64_t cut = cut_at_plane(s, st.voxels))
-        log::info(str("iolet '", s.name, "': cut ", cut, " fluid voxels beyond its plane"));
-      check_cuts_fluid(s, st.voxels);
+      std::vector<std::uint64_t> cut{std::uint64_t(cut_at_plane(s, st.voxels))};
+      if (!st.voxels.holds_whole_box()) cut[0] = 0;  // windows overlap: a count would add voxels twice
+      st.comm.sum(cut);
+      if (cut[0] > 0) log::info(str("iolet '", s.name, "': cut ", cut[0], " fluid voxels beyond its plane"));
+      check_cuts_fluid(s, st.voxels, st.comm);
       const IoletSpec* spec = &s;  // stable: the vector is not resized after this loop
       const geometry::VoxelGrid* vox = &st.voxels;
       s.link_class = st.request.add_link_class("iolet:" + s.name, [spec, vox](const std::array<int, 3>& v) {

@@ -28,11 +28,17 @@ class SolidFractions {
  public:
   explicit SolidFractions(const geometry::VoxelGrid& v) : voxels_(&v), dims_(v.dims) {
     if (v.solid_fraction.empty()) return;
-    for (std::int64_t i = 0; i < v.voxel_count(); ++i)
-      if (v.fluid[i] && v.solid_fraction[i] > 0.0f) {
-        index_.push_back(i);
-        value_.push_back(v.solid_fraction[i]);
-      }
+    // The voxels held (this rank's window), in ascending global voxel index.
+    const auto& w = v.window;
+    for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k)
+      for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
+        for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i) {
+          const auto n = std::size_t(v.index(i, j, k));
+          if (v.fluid[n] && v.solid_fraction[n] > 0.0f) {
+            index_.push_back(v.voxel_index(i, j, k));
+            value_.push_back(v.solid_fraction[n]);
+          }
+        }
   }
   std::size_t partial_cells() const { return index_.size(); }
   /// P of voxel v while the voxels exist (mesh building): solid, or cut away by an
@@ -42,7 +48,7 @@ class SolidFractions {
   }
   /// P of a voxel known to be fluid (a mesh node); needs only the partial-cell list.
   float of_fluid(const std::array<int, 3>& v) const {
-    const std::int64_t i = v[0] + std::int64_t(dims_[0]) * (v[1] + std::int64_t(dims_[1]) * v[2]);
+    const std::int64_t i = v[0] + std::int64_t(dims_[0]) * (v[1] + std::int64_t(dims_[1]) * v[2]);  // voxel_index
     const auto it = std::lower_bound(index_.begin(), index_.end(), i);
     return it != index_.end() && *it == i ? value_[std::size_t(it - index_.begin())] : 0.0f;
   }

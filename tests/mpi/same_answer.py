@@ -10,13 +10,19 @@ on the CPU, and asserts:
   3. probe CSVs: byte for byte equal (the owner rank's value, written by rank 0);
   4. monitor CSVs (iolets.csv, forces.csv, vlbm.csv): equal to 1e-12 relative, since
      their sums over links are added in another order on several ranks;
-  5. summary.json: `ranks` is N and the ranks' nodes add up to the fluid nodes.
+  5. summary.json: `ranks` is N and the ranks' nodes add up to the fluid nodes;
+  6. no rank holds the whole voxel box (`voxels_held` of every rank report below
+     `voxels`), in the scenarios without periodic axes (a part at a periodic face holds
+     the whole axis, and in these small boxes that can be all of it).
 
 Scenarios (small, for 2 cores oversubscribed):
   pipe      lb_bgk, walls, a Ladd velocity inlet, a Zou-He pressure outlet, probes, fields
   vlbm      lb_vlbm (solid fractions), the same iolets, fp32, Morton order
   periodic  a channel periodic in x and z (halos wrap across ranks), body force, TRT
   sphere    Zou-He velocity inlet and pressure outlet, periodic sides, an obstacle (forces.csv)
+  stl       lb_vlbm on a tilted STL pipe (hemoflow stl-pipe), each rank voxelizing its window
+            of the surface, iolets cutting the tube
+  voxels    the same geometry from a voxel file (hemoflow mesh), read window by window
 """
 import argparse
 import csv
@@ -44,6 +50,12 @@ SCENARIOS = {
                                     "--set", 'run.precision="fp32"', "--set", 'lattice.ordering="morton"']),
     "periodic": ("poiseuille_channel.toml", ["--steps", "80", "--set", "geometry.size=[1.6e-3,8e-4,1.6e-3]",
                                              "--set", "partition.brick=4", "--set", "output.every=40"]),
+    "stl": ("vlbm_pipe.toml", ["--steps", "30", "--set", "lattice.dx=1e-3", "--set", "lattice.dt=6.67e-4",
+                               "--set", "geometry.subsamples=4", "--set", 'geometry.file="{work}/pipe.stl"',
+                               "--set", "run.check_every=10", "--set", "output.every=15"]),
+    "voxels": ("vlbm_pipe.toml", ["--steps", "30", "--set", "lattice.dx=1e-3", "--set", "lattice.dt=6.67e-4",
+                                  "--set", 'geometry.shape="voxels"', "--set", 'geometry.file="{work}/pipe.voxels.h5"',
+                                  "--set", "run.check_every=10", "--set", "output.every=15"]),
     "sphere": ("sphere_drag.toml", ["--steps", "40", "--set", "lattice.dx=5e-4", "--set", "run.check_every=10",
                                     "--set", "output.every=0", "--set", "partition.brick=6"]),
 }
@@ -98,6 +110,18 @@ def main():
     ap.add_argument("--work", required=True)
     a = ap.parse_args()
     case, args = SCENARIOS[a.scenario]
+    work = os.path.abspath(a.work)
+    os.makedirs(work, exist_ok=True)
+    args = [x.replace("{work}", work) for x in args]
+    if a.scenario in ("stl", "voxels"):
+        # vlbm_pipe.toml's surface (its comment says how), and its voxel file.
+        stl = os.path.join(work, "pipe.stl")
+        subprocess.run([a.hemoflow, "stl-pipe", "--output", stl, "--radius", "0.008", "--length", "0.068",
+                        "--axis", "1,0.1,0.05", "--segments", "64"], check=True, capture_output=True)
+        if a.scenario == "voxels":
+            subprocess.run([a.hemoflow, "mesh", os.path.join(CASES, case), "--voxels", os.path.join(work, "pipe.voxels.h5"),
+                            "--set", "lattice.dx=1e-3", "--set", "lattice.dt=6.67e-4", "--set", "geometry.subsamples=4",
+                            "--set", f'geometry.file="{stl}"'], check=True, capture_output=True)
     base = [a.hemoflow, "run", os.path.join(CASES, case), *args]
     one = os.path.join(a.work, f"{a.scenario}_1")
     run(base, one)
@@ -121,6 +145,12 @@ def main():
               and sum(r["nodes"] for r in s["rank_reports"]) == ref["fluid_nodes"],
               f"{a.scenario}, {n} ranks: summary says {s['ranks']} ranks holding {s['fluid_nodes']} nodes "
               f"(imbalance {s['imbalance']:.3f})")
+        held = [r["voxels_held"] for r in s["rank_reports"]]
+        if a.scenario in ("pipe", "vlbm", "stl", "voxels"):
+            check(len(held) == n and max(held) < s["voxels"],
+                  f"{a.scenario}, {n} ranks: voxels held per rank {held} of {s['voxels']} in the box")
+        else:
+            print(f"     {a.scenario}, {n} ranks: voxels held per rank {held} of {s['voxels']} in the box")
         got = fields_by_voxel(out)
         check(sorted(got) == sorted(ref_fields), f"{a.scenario}, {n} ranks: snapshots {sorted(got)}")
         for step, fields in ref_fields.items():

@@ -28,7 +28,7 @@ Lattice closed_box_with_obstacle() {
   geometry::VoxelGrid v;
   v.dims = {6, 5, 4};
   v.dx = 1.0;
-  v.fluid.assign(120, 1);
+  v.hold(geometry::VoxelWindow::whole(v.dims), 1);
   v.fluid[v.index(2, 2, 1)] = 0;  // a solid voxel inside: links on all its sides
   v.fluid[v.index(3, 2, 2)] = 0;
   Lattice l;

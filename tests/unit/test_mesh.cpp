@@ -16,7 +16,7 @@ geometry::VoxelGrid box(int nx, int ny, int nz) {
   geometry::VoxelGrid v;
   v.dims = {nx, ny, nz};
   v.dx = 1.0;
-  v.fluid.assign(std::size_t(nx) * ny * nz, 1);
+  v.hold(geometry::VoxelWindow::whole(v.dims), 1);
   return v;
 }
 

@@ -14,7 +14,7 @@ geometry::VoxelGrid pipe() {
   geometry::VoxelGrid g;
   g.dims = {64, 16, 16};
   g.dx = 1.0;
-  g.fluid.assign(std::size_t(g.voxel_count()), 0);
+  g.hold(geometry::VoxelWindow::whole(g.dims));
   for (int k = 0; k < 16; ++k)
     for (int j = 0; j < 16; ++j)
       for (int i = 0; i < 64; ++i) {

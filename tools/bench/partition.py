@@ -4,8 +4,9 @@ docs/partition.md and docs/partition.json.
 
 Runs hemo_partition_bench on the vessel tree of cases/bench/ at three resolutions (about
 1.6 x 10^7, 5 x 10^7 and 10^8 fluid nodes) and, for each, SCOTCH for 4 to 4096 ranks:
-the time to voxelize the geometry (every rank of a run does it), to count the fluid of
-every brick, and SCOTCH's time and imbalance (rank 0 of a run does it), with the
+the time to count the fluid of every brick layer by layer (pass 1, which a run shares
+over its ranks; here one process does every layer), SCOTCH's time and imbalance (rank 0
+of a run does it), and the voxel window each rank then holds (pass 2), with the
 process's resident memory after each stage and its peak.
 
 usage: partition.py --build DIR [--docs docs]
@@ -34,24 +35,30 @@ def write_report(d, docs):
     L = ["# Partitioning cost at set-up", "",
          f"Measured {d['date']} at commit {d['commit']} by `tools/bench/partition.py` on {d['cpu']}, one process "
          f"(`hemo_partition_bench`). Case: `{CASE}` (a vessel tree, fluid fraction 0.2 of its box) at three "
-         "resolutions, bricks of 8^3 voxels. Every rank of a run voxelizes the geometry and counts the fluid of each "
-         "brick; rank 0 alone runs SCOTCH on the graph of bricks with fluid and broadcasts the owners "
-         "(docs/architecture.md, \"Many ranks\"). Resident memory is the process's (VmRSS after the stage; peak: "
-         "VmHWM). Regenerate this page from partition.json with `tools/bench/partition.py --report docs/partition.json`.",
-         "", "| fluid nodes | voxels | bricks with fluid | voxelize s | bricks s | memory after geometry | peak memory |",
+         "resolutions, bricks of 8^3 voxels. Set-up on many ranks (docs/architecture.md, \"Many ranks\"): pass 1, "
+         "each rank voxelizes its share of the layers of bricks one layer at a time and counts the fluid of each "
+         "brick (here one process does all layers: the time is the sum over the ranks of a run); rank 0 alone runs "
+         "SCOTCH on the graph of bricks with fluid and broadcasts the owners; pass 2, each rank voxelizes its window "
+         "(the bounding box of its bricks and one layer around). Resident memory is the process's (VmRSS after the "
+         "stage; peak: VmHWM). Regenerate this page from partition.json with "
+         "`tools/bench/partition.py --report docs/partition.json`.",
+         "", "| fluid nodes | voxels in the box | one layer of bricks | bricks with fluid | pass 1 s (all layers) | "
+         "memory after pass 1 | peak memory |",
          "|---|---|---|---|---|---|---|"]
     for r in d["runs"]:
-        L.append(f"| {r['fluid_voxels']:,} | {r['voxels']:,} | {r['bricks_with_fluid']:,} | {r['voxelize_seconds']:.2f} | "
-                 f"{r['bricks_seconds']:.2f} | {r['rss_after_geometry_bytes'] / 1e9:.2f} GB | {r['peak_rss_bytes'] / 1e9:.2f} GB |")
-    L += ["", "SCOTCH (rank 0), seconds and imbalance (largest part over the mean):", "",
+        L.append(f"| {r['fluid_voxels']:,} | {r['voxels']:,} | {r['layer_voxels']:,} | {r['bricks_with_fluid']:,} | "
+                 f"{r['count_layers_seconds']:.2f} | {r['rss_after_bricks_bytes'] / 1e9:.2f} GB | "
+                 f"{r['peak_rss_bytes'] / 1e9:.2f} GB |")
+    L += ["", "SCOTCH (rank 0): seconds, imbalance (largest part over the mean), and the largest rank's voxel window "
+          "as a share of the box (pass 2; without periodic axes):", "",
           "| fluid nodes | " + " | ".join(f"{n} ranks" for n in RANKS) + " |", "|---|" + "---|" * len(RANKS)]
     for r in d["runs"]:
-        cells = {p["ranks"]: f"{p['scotch_seconds']:.2f} s, {p['imbalance']:.3f}" for p in r["partitions"]}
+        cells = {p["ranks"]: f"{p['scotch_seconds']:.2f} s, {p['imbalance']:.3f}, window {p['largest_window_fraction']:.3f}"
+                 for p in r["partitions"]}
         L.append(f"| {r['fluid_voxels']:,} | " + " | ".join(cells.get(n, "-") for n in RANKS) + " |")
-    L += ["", "Not measured here: the rank-local mesh build that follows (its voxel -> node map, 4 B per voxel, "
-          "covers the bounding box of the rank's nodes since 2026-11-23, not the whole box). Every rank still holds "
-          "the fluid flags of the whole box (1 B per voxel, in the memory column above): brick-by-brick voxelizing, "
-          "so that no rank holds the whole box, is not built.", ""]
+    L += ["", "Not measured here: each rank's mesh build that follows (its voxel -> node map, 4 B per voxel, covers the "
+          "bounding box of the rank's nodes). A window is a bounding box: a part that SCOTCH makes long and thin "
+          "across the tree holds many solid voxels, which the window column shows.", ""]
     with open(os.path.join(docs, "partition.md"), "w") as f:
         f.write("\n".join(L))
     print("\n".join(L))

@@ -1,13 +1,17 @@
 // hemo_partition_bench: what partitioning costs at set-up (issue 11, must-have 1), for
 // tools/bench/partition.py. For a case (core keys only, e.g. cases/bench/vessel_tree.toml)
-// it voxelizes the geometry as every rank of a run does, counts the fluid voxels of
-// every brick (partition::make_bricks) and runs SCOTCH for each rank count asked
-// (partition::partition_bricks, as rank 0 of a run does), timing each stage and reading
-// the process's resident memory after it. Prints one JSON object on stdout.
+// it counts the fluid voxels of every brick layer by layer (partition::count_layers: pass
+// 1 of a run, here all layers in one process where a run shares them over its ranks),
+// runs SCOTCH for each rank count asked (partition::partition_bricks, as rank 0 of a run
+// does) and finds the voxel window each rank would then hold (partition::window_of_part),
+// timing each stage and reading the process's resident memory after it. Prints one JSON
+// object on stdout.
 //
 // usage: hemo_partition_bench CASE.toml [--set SECTION.KEY=VALUE]... --ranks N [N...]
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -77,15 +81,18 @@ int main(int argc, char** argv) {
     j.key("dx").value(units.dx);
     j.key("brick").value(edge);
     auto t0 = clock_type::now();
-    const hemo::geometry::VoxelGrid voxels =
-        hemo::geometry::build(cfg.section("geometry"), units.dx, std::int64_t(1) << 40);
-    j.key("voxelize_seconds").value(seconds_since(t0));
-    j.key("voxels").value(std::uint64_t(voxels.voxel_count()));
-    j.key("rss_after_geometry_bytes").value(resident_bytes().first);
-
-    t0 = clock_type::now();
-    const hemo::partition::BrickGrid bricks = hemo::partition::make_bricks(voxels, edge);
-    j.key("bricks_seconds").value(seconds_since(t0));
+    hemo::geometry::Geometry geometry(cfg.section("geometry"), units.dx, std::int64_t(1) << 40);
+    const std::array<int, 3> dims = geometry.frame().dims;
+    hemo::partition::BrickGrid bricks = hemo::partition::empty_bricks(dims, edge);
+    hemo::geometry::VoxelTally tally;
+    tally.obstacle_cut.assign(cfg.tables("geometry.obstacle").size(), 0);
+    hemo::partition::count_layers(geometry, 0, bricks.dims[2], bricks, tally);
+    geometry.finish(tally);
+    const std::uint64_t box = std::uint64_t(dims[0]) * std::uint64_t(dims[1]) * std::uint64_t(dims[2]);
+    j.key("count_layers_seconds").value(seconds_since(t0));
+    j.key("voxels").value(box);
+    j.key("layer_voxels").value(std::uint64_t(dims[0]) * std::uint64_t(dims[1]) * std::uint64_t(std::min(edge, dims[2])));
+    j.key("rss_after_bricks_bytes").value(resident_bytes().first);
     std::uint64_t fluid = 0, with_fluid = 0;
     for (const std::uint32_t f : bricks.fluid) {
       fluid += f;
@@ -103,6 +110,16 @@ int main(int argc, char** argv) {
       j.key("ranks").value(n);
       j.key("scotch_seconds").value(s);
       j.key("imbalance").value(p.imbalance());
+      // The window each rank would hold (pass 2), without periodic axes.
+      std::uint64_t largest = 0, sum = 0;
+      for (int part = 0; part < n; ++part) {
+        const auto w = hemo::partition::window_of_part(bricks, p.owner, part, dims, {false, false, false});
+        largest = std::max(largest, std::uint64_t(w.count()));
+        sum += std::uint64_t(w.count());
+      }
+      j.key("largest_window_voxels").value(largest);
+      j.key("largest_window_fraction").value(double(largest) / double(box));
+      j.key("mean_window_fraction").value(double(sum) / double(n) / double(box));
       j.key("rss_bytes").value(resident_bytes().first);
       j.end_object();
     }

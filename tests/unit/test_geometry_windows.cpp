@@ -1,0 +1,151 @@
+// Windows of the voxel box (docs/architecture.md, "Many ranks"): every shape gives a voxel
+// the same fluid flag and solid fraction in any window as in the whole box, and tallies
+// over windows that cover the box once give the whole box's checks and numbers.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "core/common/error.hpp"
+#include "core/config/config.hpp"
+#include "core/geometry/shapes.hpp"
+#include "core/geometry/stl.hpp"
+#include "core/geometry/voxel_file.hpp"
+#include "core/partition/brick_partition.hpp"
+
+using namespace hemo;
+namespace fs = std::filesystem;
+
+namespace {
+
+config::Config geometry_section(const std::string& toml) {
+  config::Schema schema;
+  geometry::declare_schema(schema);
+  static std::vector<config::Config> keep;  // the views share their document
+  keep.push_back(config::Document::parse(toml, "test.toml").validate(schema));
+  return keep.back().section("geometry");
+}
+
+/// Voxelizes the box whole, then in layers of `layer` voxels along z (tallied, as pass
+/// 1 does) and in one window inside it, and compares voxel by voxel.
+void check_windows(const std::string& toml, double dx, int layer) {
+  const config::Config g = geometry_section(toml);
+  const geometry::VoxelGrid whole = geometry::build(g, dx, std::int64_t(1) << 30);
+  REQUIRE(whole.holds_whole_box());
+  const auto& dims = whole.dims;
+
+  geometry::Geometry geo(g, dx, std::int64_t(1) << 30);
+  CHECK(geo.frame().dims == dims);
+  CHECK(geo.frame().fluid.empty());
+  geometry::VoxelTally tally;
+  tally.obstacle_cut.assign(g.tables("obstacle").size(), 0);
+  std::int64_t mismatches = 0;
+  const auto compare = [&](const geometry::VoxelGrid& part) {
+    const auto& w = part.window;
+    for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k)
+      for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
+        for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i) {
+          const auto a = std::size_t(whole.index(i, j, k)), b = std::size_t(part.index(i, j, k));
+          mismatches += whole.fluid[a] != part.fluid[b];
+          if (!whole.solid_fraction.empty()) mismatches += whole.solid_fraction[a] != part.solid_fraction[b];
+        }
+  };
+  for (int z = 0; z < dims[2]; z += layer) {
+    const geometry::VoxelGrid slab =
+        geo.voxelize({{0, 0, z}, {dims[0], dims[1], std::min(layer, dims[2] - z)}}, &tally);
+    CHECK(slab.held_count() < whole.held_count());
+    CHECK(slab.solid_fraction.empty() == whole.solid_fraction.empty());
+    compare(slab);
+  }
+  geometry::VoxelWindow inner;
+  for (int d = 0; d < 3; ++d) inner.lo[d] = dims[d] / 4, inner.extent[d] = std::max(1, dims[d] / 2);
+  compare(geo.voxelize(inner));
+  CHECK(mismatches == 0);
+
+  CHECK(tally.fluid == whole.fluid_count());
+  geo.finish(tally);
+  CHECK(geo.frame().characteristic_length == whole.characteristic_length);  // bitwise: a maximum over voxels
+  CHECK(geo.frame().description == whole.description);
+}
+
+}  // namespace
+
+TEST_CASE("windows: a box with a sphere obstacle") {
+  check_windows("[geometry]\nshape = \"box\"\nsize = [20, 12, 16]\n[[geometry.obstacle]]\ncenter = [10, 6, 8]\nradius = 4\n",
+                1.0, 3);
+}
+
+TEST_CASE("windows: a tilted pipe with solid fractions") {
+  check_windows("[geometry]\nshape = \"pipe\"\nradius = 5.0\nlength = 24.0\naxis = [1, 0.3, 0.2]\n"
+                "solid_fraction = true\nsubsamples = 4\n",
+                1.0, 5);
+}
+
+TEST_CASE("windows: a vessel tree with solid fractions") {
+  check_windows("[geometry]\nshape = \"tree\"\nradius = 3.0\nlength = 16.0\nlevels = 3\naxis = [0, 0, 1]\n"
+                "solid_fraction = true\nsubsamples = 3\n",
+                1.0, 4);
+}
+
+TEST_CASE("windows: an STL surface and the voxel file written from it") {
+  const fs::path dir = fs::temp_directory_path() / ("hemo_windows_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string stl = (dir / "pipe.stl").string();
+  geometry::write_stl_binary(stl, geometry::make_pipe_surface({0, 0, 0}, {0.3, 1, 0.2}, 4.0, 20.0, 24, true));
+  for (const bool p : {true, false})
+    check_windows(std::string("[geometry]\nshape = \"stl\"\nfile = \"") + stl + "\"\nsolid_fraction = " +
+                      (p ? "true" : "false") + "\nsubsamples = 4\n",
+                  0.9, 4);
+
+  const config::Config g = geometry_section(std::string("[geometry]\nshape = \"stl\"\nfile = \"") + stl +
+                                            "\"\nsolid_fraction = true\nsubsamples = 4\n");
+  const std::string file = (dir / "pipe.voxels.h5").string();
+  geometry::write_voxel_file(file, geometry::build(g, 0.9, std::int64_t(1) << 30));
+  check_windows(std::string("[geometry]\nshape = \"voxels\"\nfile = \"") + file + "\"\nsolid_fraction = true\n", 0.9, 3);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("windows: a voxel inside the box but outside the window is a caller's bug, not a solid") {
+  const config::Config g = geometry_section("[geometry]\nshape = \"box\"\nsize = [8, 8, 8]\n");
+  const geometry::Geometry geo(g, 1.0, 1000);
+  const geometry::VoxelGrid part = geo.voxelize({{2, 2, 2}, {3, 3, 3}});
+  CHECK(part.is_fluid(2, 3, 4));
+  CHECK_FALSE(part.is_fluid(-1, 3, 4));  // outside the box: solid
+  CHECK_THROWS_AS(part.is_fluid(1, 3, 4), std::logic_error);
+}
+
+TEST_CASE("windows: the checks that need the whole geometry wait for the totals") {
+  // The obstacle lies in the upper half: the lower layer alone finds nothing to cut.
+  const config::Config g =
+      geometry_section("[geometry]\nshape = \"box\"\nsize = [8, 8, 8]\n[[geometry.obstacle]]\ncenter = [4, 4, 6]\nradius = 1.5\n");
+  geometry::Geometry geo(g, 1.0, 1000);
+  geometry::VoxelTally lower, upper;
+  lower.obstacle_cut.assign(1, 0);
+  upper.obstacle_cut.assign(1, 0);
+  geo.voxelize({{0, 0, 0}, {8, 8, 4}}, &lower);
+  geo.voxelize({{0, 0, 4}, {8, 8, 4}}, &upper);
+  CHECK(lower.obstacle_cut[0] == 0);
+  CHECK(upper.obstacle_cut[0] > 0);
+  CHECK_THROWS_WITH_AS(geometry::Geometry(g, 1.0, 1000).finish(lower), doctest::Contains("covers no fluid voxel"),
+                       InputError);
+  lower.add(upper);
+  CHECK_NOTHROW(geo.finish(lower));
+}
+
+TEST_CASE("window_of_part: the part's bricks with one layer around, the whole axis across a periodic face") {
+  partition::BrickGrid b = partition::empty_bricks({32, 16, 16}, 8);  // 4 x 2 x 2 bricks
+  std::vector<std::int32_t> owner(std::size_t(b.count()), 1);
+  for (int k = 0; k < 2; ++k)
+    for (int j = 0; j < 2; ++j) owner[std::size_t(b.index(0, j, k))] = 0;  // part 0: bricks at x = 0
+  const auto w = partition::window_of_part(b, owner, 0, {32, 16, 16}, {false, false, false});
+  CHECK(w.lo == std::array<int, 3>{0, 0, 0});
+  CHECK(w.extent == std::array<int, 3>{9, 16, 16});
+  const auto p = partition::window_of_part(b, owner, 0, {32, 16, 16}, {true, false, false});
+  CHECK(p.extent == std::array<int, 3>{32, 16, 16});
+  const auto other = partition::window_of_part(b, owner, 1, {30, 16, 16}, {false, false, false});
+  CHECK(other.lo == std::array<int, 3>{7, 0, 0});
+  CHECK(other.extent == std::array<int, 3>{23, 16, 16});
+  CHECK(partition::window_of_part(b, owner, 2, {32, 16, 16}, {false, false, false}).count() == 0);
+}
