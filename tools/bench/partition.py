@@ -53,7 +53,7 @@ def write_report(d, docs):
           "as a share of the box (pass 2; without periodic axes):", "",
           "| fluid nodes | " + " | ".join(f"{n} ranks" for n in RANKS) + " |", "|---|" + "---|" * len(RANKS)]
     for r in d["runs"]:
-        cells = {p["ranks"]: f"{p['scotch_seconds']:.2f} s, {p['imbalance']:.3f}, window {p['largest_window_fraction']:.3f}"
+        cells = {p["ranks"]: f"{p['scotch_seconds']:.2f} s, {p['imbalance']:.3f}, window {100 * p['largest_window_fraction']:.2g}%"
                  for p in r["partitions"]}
         L.append(f"| {r['fluid_voxels']:,} | " + " | ".join(cells.get(n, "-") for n in RANKS) + " |")
     L += ["", "Not measured here: each rank's mesh build that follows (its voxel -> node map, 4 B per voxel, covers the "
