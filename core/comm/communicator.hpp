@@ -1,9 +1,10 @@
 #pragma once
 // How ranks talk (issue 11): the collectives the core needs (sums for mass, checksums and
 // flow rates; a prefix sum to number owned nodes globally; a broadcast of the case) and
-// the neighbour exchange of halos, behind one interface. Two implementations:
+// the neighbour exchange of halos, behind one interface. Three implementations:
 //  * serial(): one rank, no MPI call at all; messages to itself are copied (a periodic
 //    domain wraps onto its own halo that way);
+//  * in_process(k): k ranks as threads of one process, for tests (in_process.cpp);
 //  * mpi (mpi.cpp): MPI_COMM_WORLD, chosen by world() only when an MPI launcher started
 //    the process (mpirun, srun), so that a plain `hemoflow run` never initialises MPI.
 // Everything here is host memory; GPU halos are staged through pinned buffers by the
@@ -92,6 +93,11 @@ class Communicator {
 
 /// One rank, no MPI.
 std::unique_ptr<Communicator> serial();
+
+/// `ranks` ranks in one process, one per thread, exchanging by copies through shared
+/// memory (in_process.cpp): a many-rank run without MPI, for tests. Each thread uses its
+/// own communicator; every collective must be called by all of them.
+std::vector<std::unique_ptr<Communicator>> in_process(int ranks);
 
 /// MPI_COMM_WORLD when an MPI launcher started this process and hemoflow was built with
 /// MPI; otherwise serial(). Initialises MPI (finalised when the object is destroyed).
