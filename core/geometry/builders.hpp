@@ -22,7 +22,7 @@ class Shape {
   /// only the whole geometry can judge. A voxel must get the same value in any window.
   virtual void fill(VoxelGrid& grid, VoxelTally* tally) const = 0;
   /// After the whole box was tallied: checks, and the frame's numbers that need it.
-  virtual void finish(VoxelGrid& /*frame*/, const VoxelTally& /*total*/) const {}
+  virtual void finish(const VoxelTally& /*total*/) {}
 };
 
 /// Refuses (InputError on geometry.shape) a bounding box of more than max_voxels.

@@ -226,35 +226,6 @@ class Pipe final : public detail::Shape {
   int subsamples_ = 0;  // 0: no solid fractions
 };
 
-struct Obstacle {
-  config::Config cfg;
-  Vec centre;
-  double radius;
-};
-
-/// Turns the held fluid voxels whose centre lies in an obstacle solid; counts them.
-void cut_obstacles(const std::vector<Obstacle>& obstacles, VoxelGrid& v, VoxelTally* tally) {
-  const auto& w = v.window;
-  for (std::size_t o = 0; o < obstacles.size(); ++o) {
-    const Vec c = obstacles[o].centre;
-    const double r = obstacles[o].radius;
-    std::int64_t removed = 0;
-#pragma omp parallel for schedule(static) reduction(+ : removed)
-    for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k)
-      for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
-        for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i) {
-          const Vec p = v.centre(i, j, k);
-          const double d2 = (p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]) * (p[1] - c[1]) + (p[2] - c[2]) * (p[2] - c[2]);
-          std::uint8_t& cell = v.fluid[v.index(i, j, k)];
-          if (d2 < r * r && cell) {
-            cell = 0;
-            ++removed;
-          }
-        }
-    if (tally) tally->obstacle_cut[o] += removed;
-  }
-}
-
 }  // namespace
 
 std::string geometry_file(const config::Config& g) {
@@ -307,11 +278,11 @@ class StlSurface final : public detail::Shape {
     }
     keep_or_drop_solid_fraction(keep_, v);
   }
-  void finish(VoxelGrid& f, const VoxelTally& total) const override {
+  void finish(const VoxelTally& total) override {
     require_closed_rays(surface_, total.odd_rays);
-    require_fluid(surface_, f, total.fluid);
-    f.characteristic_length = 2.0 * total.inside_distance;
-    f.description = describe_voxelized(surface_, f, options_.subsamples, total.fluid);
+    require_fluid(surface_, frame, total.fluid);
+    frame.characteristic_length = 2.0 * total.inside_distance;
+    frame.description = describe_voxelized(surface_, frame, options_.subsamples, total.fluid);
   }
 
  private:
@@ -360,28 +331,49 @@ Geometry::Geometry(const config::Config& g, double dx, std::int64_t max_box_voxe
            : shape == "stl"    ? std::make_unique<StlSurface>(g, dx, max_box_voxels)
            : shape == "voxels" ? std::make_unique<VoxelFile>(g, dx, max_box_voxels)
                                : detail::vessel_tree(g, dx, max_box_voxels);
-  frame_ = shape_->frame;
-  frame_.window = {};
+  for (const config::Config& ob : g.tables("obstacle")) obstacles_.push_back({ob, ob.vec3("center"), ob.real("radius")});
 }
 
 Geometry::~Geometry() = default;
-Geometry::Geometry(Geometry&&) noexcept = default;
-Geometry& Geometry::operator=(Geometry&&) noexcept = default;
+
+const VoxelGrid& Geometry::frame() const { return shape_->frame; }
+
+VoxelTally Geometry::tally() const {
+  VoxelTally t;
+  t.obstacle_cut.assign(obstacles_.size(), 0);
+  return t;
+}
 
 VoxelGrid Geometry::voxelize(const VoxelWindow& w, VoxelTally* tally) const {
+  const VoxelGrid& f = frame();
   VoxelGrid v;
-  v.dims = frame_.dims;
-  v.origin = frame_.origin;
-  v.dx = frame_.dx;
-  v.characteristic_length = frame_.characteristic_length;
-  v.description = frame_.description;
+  v.dims = f.dims;
+  v.origin = f.origin;
+  v.dx = f.dx;
+  v.characteristic_length = f.characteristic_length;
+  v.description = f.description;
   v.hold(w);
-  VoxelTally found;
-  shape_->fill(v, tally ? &found : nullptr);
-  std::vector<Obstacle> obstacles;
-  for (const config::Config& ob : section_.tables("obstacle")) obstacles.push_back({ob, ob.vec3("center"), ob.real("radius")});
-  found.obstacle_cut.assign(obstacles.size(), 0);
-  cut_obstacles(obstacles, v, tally ? &found : nullptr);
+  VoxelTally found = this->tally();
+  shape_->fill(v, tally ? &found : nullptr);  // an STL's distance only when tallied
+  // Obstacles: the held fluid voxels whose centre lies in a sphere turn solid.
+  for (std::size_t o = 0; o < obstacles_.size(); ++o) {
+    const auto c = obstacles_[o].centre;
+    const double r2 = obstacles_[o].radius * obstacles_[o].radius;
+    std::int64_t removed = 0;
+#pragma omp parallel for schedule(static) reduction(+ : removed)
+    for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k)
+      for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
+        for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i) {
+          const Vec p = v.centre(i, j, k);
+          const double d2 = (p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]) * (p[1] - c[1]) + (p[2] - c[2]) * (p[2] - c[2]);
+          std::uint8_t& cell = v.fluid[v.index(i, j, k)];
+          if (d2 < r2 && cell) {
+            cell = 0;
+            ++removed;
+          }
+        }
+    found.obstacle_cut[o] = removed;
+  }
   if (tally) {
     found.fluid = v.fluid_count();
     tally->add(found);
@@ -390,19 +382,18 @@ VoxelGrid Geometry::voxelize(const VoxelWindow& w, VoxelTally* tally) const {
 }
 
 void Geometry::finish(const VoxelTally& total) {
-  shape_->finish(frame_, total);
-  const auto obstacles = section_.tables("obstacle");
-  for (std::size_t o = 0; o < obstacles.size(); ++o)
+  shape_->finish(total);
+  for (std::size_t o = 0; o < obstacles_.size(); ++o)
     // An obstacle that removes nothing is almost always a unit slip (mm for m).
     if (o >= total.obstacle_cut.size() || total.obstacle_cut[o] == 0)
-      obstacles[o].fail("center", "this sphere covers no fluid voxel: is it inside the domain, and in metres?");
+      obstacles_[o].cfg.fail("center", "this sphere covers no fluid voxel: is it inside the domain, and in metres?");
   if (total.fluid == 0) section_.fail("shape", "the geometry contains no fluid voxel");
-  for (const config::Config& ob : obstacles) frame_.description += str(", sphere r = ", fmt_g(ob.real("radius")), " m");
+  for (const Sphere& ob : obstacles_) shape_->frame.description += str(", sphere r = ", fmt_g(ob.radius), " m");
 }
 
 VoxelGrid build(const config::Config& g, double dx, std::int64_t max_voxels) {
   Geometry geometry(g, dx, max_voxels);
-  VoxelTally tally;
+  VoxelTally tally = geometry.tally();
   VoxelGrid v = geometry.voxelize(VoxelWindow::whole(geometry.frame().dims), &tally);
   geometry.finish(tally);
   v.characteristic_length = geometry.frame().characteristic_length;

@@ -6,6 +6,7 @@
 // it on demand, so that each rank of a many-rank run holds only its own part
 // (docs/architecture.md, "Many ranks": pass 1 counts fluid per brick slab by slab, pass 2
 // voxelizes the rank's window). A voxel gets the same value in every window.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -43,13 +44,14 @@ class Geometry {
   /// a larger limit and check their windows).
   Geometry(const config::Config& geometry_section, double dx, std::int64_t max_box_voxels);
   ~Geometry();
-  Geometry(Geometry&&) noexcept;
-  Geometry& operator=(Geometry&&) noexcept;
 
   /// The voxel box: dims, origin, dx, description and characteristic length (an STL's
   /// only after finish()); no voxels.
-  const VoxelGrid& frame() const { return frame_; }
-  /// The voxels of window w with the obstacles cut; with `tally`, adds what it found.
+  const VoxelGrid& frame() const;
+  /// An empty tally of this geometry (one count per obstacle), the same on every rank.
+  VoxelTally tally() const;
+  /// The voxels of window w with the obstacles cut; with `tally` (from tally()), adds
+  /// what it found.
   VoxelGrid voxelize(const VoxelWindow& w, VoxelTally* tally = nullptr) const;
   /// After windows covering the box once were tallied (and summed over ranks): the
   /// checks that need the whole geometry (InputError: no fluid at all, an obstacle that
@@ -58,9 +60,14 @@ class Geometry {
   void finish(const VoxelTally& total);
 
  private:
+  struct Sphere {
+    config::Config cfg;  // [[geometry.obstacle]], for messages
+    std::array<double, 3> centre;
+    double radius;
+  };
   config::Config section_;
-  VoxelGrid frame_;
   std::unique_ptr<detail::Shape> shape_;
+  std::vector<Sphere> obstacles_;
 };
 
 /// The whole box at once (one process, tools and tests): Geometry, voxelize, finish.

@@ -1,6 +1,7 @@
 #include "core/partition/brick_partition.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -37,12 +38,6 @@ void count_fluid(BrickGrid& b, const geometry::VoxelGrid& voxels) {
         if (voxels.fluid[std::size_t(voxels.index(i, j, k))]) ++b.fluid[std::size_t(b.brick_of_voxel(i, j, k))];
 }
 
-BrickGrid make_bricks(const geometry::VoxelGrid& voxels, int edge) {
-  BrickGrid b = empty_bricks(voxels.dims, edge);
-  count_fluid(b, voxels);
-  return b;
-}
-
 void count_layers(const geometry::Geometry& geometry, int first, int last, BrickGrid& b, geometry::VoxelTally& tally) {
   const std::array<int, 3> dims = geometry.frame().dims;
   for (int layer = first; layer < last; ++layer) {
@@ -51,27 +46,35 @@ void count_layers(const geometry::Geometry& geometry, int first, int last, Brick
   }
 }
 
-geometry::VoxelWindow window_of_part(const BrickGrid& b, std::span<const std::int32_t> owner, int part,
-                                     const std::array<int, 3>& dims, std::array<bool, 3> periodic) {
-  std::array<int, 3> lo{b.dims[0], b.dims[1], b.dims[2]}, hi{-1, -1, -1};
+std::vector<geometry::VoxelWindow> windows_of_parts(const BrickGrid& b, std::span<const std::int32_t> owner,
+                                                    int parts, const std::array<int, 3>& dims,
+                                                    std::array<bool, 3> periodic) {
+  struct Box {
+    std::array<int, 3> lo{INT_MAX, INT_MAX, INT_MAX}, hi{-1, -1, -1};
+  };
+  std::vector<Box> box(std::size_t(std::max(parts, 0)));
   for (int k = 0; k < b.dims[2]; ++k)
     for (int j = 0; j < b.dims[1]; ++j)
       for (int i = 0; i < b.dims[0]; ++i) {
-        if (owner[std::size_t(b.index(i, j, k))] != part) continue;
-        lo = {std::min(lo[0], i), std::min(lo[1], j), std::min(lo[2], k)};
-        hi = {std::max(hi[0], i), std::max(hi[1], j), std::max(hi[2], k)};
+        const std::int32_t p = owner[std::size_t(b.index(i, j, k))];
+        if (p < 0 || p >= parts) continue;
+        Box& x = box[std::size_t(p)];
+        x.lo = {std::min(x.lo[0], i), std::min(x.lo[1], j), std::min(x.lo[2], k)};
+        x.hi = {std::max(x.hi[0], i), std::max(x.hi[1], j), std::max(x.hi[2], k)};
       }
-  geometry::VoxelWindow w;
-  if (hi[0] < 0) return w;
-  for (int d = 0; d < 3; ++d) {
-    int first = lo[d] * b.edge - 1, last = std::min((hi[d] + 1) * b.edge, dims[d]);
-    if (periodic[d] && (first < 0 || last >= dims[d])) first = 0, last = dims[d] - 1;
-    first = std::max(first, 0);
-    last = std::min(last, dims[d] - 1);
-    w.lo[d] = first;
-    w.extent[d] = last - first + 1;
+  std::vector<geometry::VoxelWindow> out(box.size());
+  for (std::size_t p = 0; p < box.size(); ++p) {
+    if (box[p].hi[0] < 0) continue;
+    for (int d = 0; d < 3; ++d) {
+      int first = box[p].lo[d] * b.edge - 1, last = std::min((box[p].hi[d] + 1) * b.edge, dims[d]);
+      if (periodic[d] && (first < 0 || last >= dims[d])) first = 0, last = dims[d] - 1;
+      first = std::max(first, 0);
+      last = std::min(last, dims[d] - 1);
+      out[p].lo[d] = first;
+      out[p].extent[d] = last - first + 1;
+    }
   }
-  return w;
+  return out;
 }
 
 double Partition::imbalance() const {

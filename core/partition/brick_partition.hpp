@@ -48,9 +48,6 @@ void count_layers(const geometry::Geometry& geometry, int first, int last, Brick
 BrickGrid make_bricks(std::array<int, 3> dims, std::span<const std::int32_t> i, std::span<const std::int32_t> j,
                       std::span<const std::int32_t> k, int edge);
 
-/// The same from the fluid voxels of a voxel grid holding the whole box.
-BrickGrid make_bricks(const geometry::VoxelGrid& voxels, int edge);
-
 struct Partition {
   int parts = 1;
   std::vector<std::int32_t> owner;          // per brick: its part, or -1 for a brick without fluid
@@ -63,12 +60,14 @@ struct Partition {
   std::string describe() const;
 };
 
-/// The voxels part `part` needs (pass 2): the bounding box of its bricks and one layer
-/// around, every voxel its nodes pull from, within the box of `dims` voxels. Along a
-/// periodic axis a part at a face pulls across it, from the opposite face: the window
-/// then spans the axis. An empty window for a part without bricks.
-geometry::VoxelWindow window_of_part(const BrickGrid& bricks, std::span<const std::int32_t> owner, int part,
-                                     const std::array<int, 3>& dims, std::array<bool, 3> periodic);
+/// The voxels each of `parts` parts needs (pass 2), in one pass over the bricks: the
+/// bounding box of its bricks and one layer around, every voxel its nodes pull from,
+/// within the box of `dims` voxels. Along a periodic axis a part at a face pulls across
+/// it, from the opposite face: its window then spans the axis. An empty window for a part
+/// without bricks.
+std::vector<geometry::VoxelWindow> windows_of_parts(const BrickGrid& bricks, std::span<const std::int32_t> owner,
+                                                    int parts, const std::array<int, 3>& dims,
+                                                    std::array<bool, 3> periodic);
 
 /// Partitions the bricks with fluid into `parts` parts of about equal fluid with SCOTCH
 /// (deterministic, fixed seed: the same input gives the same parts, in any process). Periodic axes join the bricks at

@@ -147,7 +147,7 @@ void Simulation::build_geometry() {
     partition_bricks(geometry);
     voxels_ = geometry.voxelize(window_of_this_rank(dims));
   } else {
-    geometry::VoxelTally tally;
+    geometry::VoxelTally tally = geometry.tally();
     voxels_ = geometry.voxelize(geometry::VoxelWindow::whole(dims), &tally);
     geometry.finish(tally);
   }
@@ -171,8 +171,7 @@ void Simulation::partition_bricks(geometry::Geometry& geometry) {
                          " voxels) does not fit in memory (limit ", voxel_limit(),
                          " voxels); make partition.brick smaller or lattice.dx larger"));
   const int layers = bricks.dims[2], ranks = comm_->size(), rank = comm_->rank();
-  geometry::VoxelTally tally;
-  tally.obstacle_cut.assign(config_.tables("geometry.obstacle").size(), 0);
+  geometry::VoxelTally tally = geometry.tally();
   partition::count_layers(geometry, int(std::int64_t(layers) * rank / ranks), int(std::int64_t(layers) * (rank + 1) / ranks),
                           bricks, tally);
   // Totals over the ranks: the bricks' counts, and what only the whole geometry can judge.
@@ -209,7 +208,8 @@ void Simulation::partition_bricks(geometry::Geometry& geometry) {
 }
 
 geometry::VoxelWindow Simulation::window_of_this_rank(const std::array<int, 3>& dims) const {
-  const geometry::VoxelWindow w = partition::window_of_part(bricks_, brick_owner_, comm_->rank(), dims, periodic_);
+  const geometry::VoxelWindow w =
+      partition::windows_of_parts(bricks_, brick_owner_, comm_->size(), dims, periodic_)[std::size_t(comm_->rank())];
   if (w.count() > voxel_limit())
     throw InputError(str("partition: rank ", comm_->rank(), "'s part of the geometry spans ", w.extent[0], " x ",
                          w.extent[1], " x ", w.extent[2], " voxels, more than fit in memory (limit ", voxel_limit(),

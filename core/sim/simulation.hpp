@@ -91,7 +91,7 @@ class Simulation {
   /// share of the layers of bricks), the totals finish the geometry's checks, rank 0
   /// partitions the bricks with SCOTCH and every rank gets the owners (brick_owner_).
   void partition_bricks(geometry::Geometry& geometry);
-  /// The voxels this rank holds (partition::window_of_part), checked against memory.
+  /// The voxels this rank holds (partition::windows_of_parts), checked against memory.
   geometry::VoxelWindow window_of_this_rank(const std::array<int, 3>& dims) const;
   /// Per-rank nodes, halo and phase times into the summary (a collective).
   void report_ranks();

@@ -39,8 +39,7 @@ void check_windows(const std::string& toml, double dx, int layer) {
   geometry::Geometry geo(g, dx, std::int64_t(1) << 30);
   CHECK(geo.frame().dims == dims);
   CHECK(geo.frame().fluid.empty());
-  geometry::VoxelTally tally;
-  tally.obstacle_cut.assign(g.tables("obstacle").size(), 0);
+  geometry::VoxelTally tally = geo.tally();
   std::int64_t mismatches = 0;
   const auto compare = [&](const geometry::VoxelGrid& part) {
     const auto& w = part.window;
@@ -121,9 +120,8 @@ TEST_CASE("windows: the checks that need the whole geometry wait for the totals"
   const config::Config g =
       geometry_section("[geometry]\nshape = \"box\"\nsize = [8, 8, 8]\n[[geometry.obstacle]]\ncenter = [4, 4, 6]\nradius = 1.5\n");
   geometry::Geometry geo(g, 1.0, 1000);
-  geometry::VoxelTally lower, upper;
-  lower.obstacle_cut.assign(1, 0);
-  upper.obstacle_cut.assign(1, 0);
+  geometry::VoxelTally lower = geo.tally(), upper = geo.tally();
+  CHECK(lower.obstacle_cut.size() == 1);
   geo.voxelize({{0, 0, 0}, {8, 8, 4}}, &lower);
   geo.voxelize({{0, 0, 4}, {8, 8, 4}}, &upper);
   CHECK(lower.obstacle_cut[0] == 0);
@@ -134,18 +132,19 @@ TEST_CASE("windows: the checks that need the whole geometry wait for the totals"
   CHECK_NOTHROW(geo.finish(lower));
 }
 
-TEST_CASE("window_of_part: the part's bricks with one layer around, the whole axis across a periodic face") {
+TEST_CASE("windows_of_parts: each part's bricks with one layer around, the whole axis across a periodic face") {
   partition::BrickGrid b = partition::empty_bricks({32, 16, 16}, 8);  // 4 x 2 x 2 bricks
   std::vector<std::int32_t> owner(std::size_t(b.count()), 1);
   for (int k = 0; k < 2; ++k)
     for (int j = 0; j < 2; ++j) owner[std::size_t(b.index(0, j, k))] = 0;  // part 0: bricks at x = 0
-  const auto w = partition::window_of_part(b, owner, 0, {32, 16, 16}, {false, false, false});
-  CHECK(w.lo == std::array<int, 3>{0, 0, 0});
-  CHECK(w.extent == std::array<int, 3>{9, 16, 16});
-  const auto p = partition::window_of_part(b, owner, 0, {32, 16, 16}, {true, false, false});
-  CHECK(p.extent == std::array<int, 3>{32, 16, 16});
-  const auto other = partition::window_of_part(b, owner, 1, {30, 16, 16}, {false, false, false});
-  CHECK(other.lo == std::array<int, 3>{7, 0, 0});
-  CHECK(other.extent == std::array<int, 3>{23, 16, 16});
-  CHECK(partition::window_of_part(b, owner, 2, {32, 16, 16}, {false, false, false}).count() == 0);
+  const auto w = partition::windows_of_parts(b, owner, 3, {32, 16, 16}, {false, false, false});
+  REQUIRE(w.size() == 3);
+  CHECK(w[0].lo == std::array<int, 3>{0, 0, 0});
+  CHECK(w[0].extent == std::array<int, 3>{9, 16, 16});
+  const auto p = partition::windows_of_parts(b, owner, 3, {32, 16, 16}, {true, false, false});
+  CHECK(p[0].extent == std::array<int, 3>{32, 16, 16});
+  const auto other = partition::windows_of_parts(b, owner, 3, {30, 16, 16}, {false, false, false});
+  CHECK(other[1].lo == std::array<int, 3>{7, 0, 0});
+  CHECK(other[1].extent == std::array<int, 3>{23, 16, 16});
+  CHECK(w[2].count() == 0);
 }

@@ -27,7 +27,7 @@ import re
 import subprocess
 import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+from benchlib import ROOT, commit as head_commit, sparse_bytes, write_json
 
 GEOMETRIES = [("box", "dense box 256^3"), ("pipe", "pipe D = 256, L = 320"), ("vessel_tree", "vessel tree, 15 vessels")]
 # Fastest published dense-grid code, for scale (not measured here): the single-GPU table of
@@ -64,11 +64,6 @@ def base_dx(case):
         return float(re.search(r"^dx\s*=\s*([0-9.eE+-]+)", f.read(), re.M).group(1))
 
 
-def sparse_bytes(precision):
-    s = 4 if precision == "fp32" else 8
-    return 38 * s + 18 * 4
-
-
 def dense_bytes(precision):
     return 38 * (4 if precision == "fp32" else 8) + 1
 
@@ -95,9 +90,7 @@ def main():
     a.hemoflow = os.path.join(a.build, "bin", "hemoflow")
     membw = os.path.join(a.build, "bin", "hemo_membw")
     dense = os.path.join(a.build, "bin", "hemo_dense_lb")
-    # The device machine gets a copy of the tree without .git: the caller passes the commit.
-    commit = os.environ.get("HEMO_COMMIT") or subprocess.run(
-        ["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip() or "unknown"
+    commit = head_commit()
     date = datetime.date.today().isoformat()
     records, notes = [], []
 
@@ -172,9 +165,7 @@ def main():
                s["device"], {"threads": s["cpu_threads"], "mlups_per_core": round(s["mlups"] / s["cpu_threads"], 2)})
 
     os.makedirs(a.docs, exist_ok=True)
-    with open(os.path.join(a.docs, "performance.json"), "w") as f:
-        json.dump(records, f, indent=1)
-        f.write("\n")
+    write_json(a.docs, "performance.json", records)
     write_markdown(a, records, gpu_bw, cpu_bw, commit, date, read_ncu(a.ncu))
     print_table(records)
     return 0

@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+from benchlib import ROOT, commit, write_json, write_page
 CASE = "cases/bench/vessel_tree.toml"
 # dx of the bench case (16 M nodes), then 5 x 10^7 and 10^8 nodes (nodes ~ dx^-3).
 RESOLUTIONS = [1.32e-5, 1.32e-5 * (16.0 / 50.0) ** (1 / 3), 7.1e-6]
@@ -59,9 +59,7 @@ def write_report(d, docs):
     L += ["", "Not measured here: each rank's mesh build that follows (its voxel -> node map, 4 B per voxel, covers the "
           "bounding box of the rank's nodes). A window is a bounding box: a part that SCOTCH makes long and thin "
           "across the tree holds many solid voxels, which the window column shows.", ""]
-    with open(os.path.join(docs, "partition.md"), "w") as f:
-        f.write("\n".join(L))
-    print("\n".join(L))
+    write_page(docs, "partition.md", L)
 
 
 def main():
@@ -74,8 +72,6 @@ def main():
         with open(a.report) as f:
             write_report(json.load(f), os.path.dirname(os.path.abspath(a.report)))
         return 0
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or "unknown"
     runs = []
     for dx in RESOLUTIONS:
         cmd = [os.path.join(a.build, "bin", "hemo_partition_bench"), os.path.join(ROOT, CASE), "--set",
@@ -86,9 +82,8 @@ def main():
             sys.stderr.write(p.stdout + p.stderr)
             return 1
         runs.append(json.loads(p.stdout))
-    data = {"date": datetime.date.today().isoformat(), "commit": commit, "cpu": cpu(), "runs": runs}
-    with open(os.path.join(a.docs, "partition.json"), "w") as f:
-        json.dump(data, f, indent=1)
+    data = {"date": datetime.date.today().isoformat(), "commit": commit(), "cpu": cpu(), "runs": runs}
+    write_json(a.docs, "partition.json", data)
     write_report(data, a.docs)
     return 0
 

@@ -24,15 +24,10 @@ import argparse
 import datetime
 import json
 import os
-import re
 import subprocess
 import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-
-
-def sparse_bytes(precision):
-    return 38 * (4 if precision == "fp32" else 8) + 18 * 4
+from benchlib import ROOT, commit, sparse_bytes, write_json, write_page
 
 
 def run(a, ranks, case, out, steps, extra=()):
@@ -84,9 +79,7 @@ def write_report(d, docs):
           "Exposed halo wait: the time a rank waited for its messages after the GPU had finished the interior, plus "
           "the upload of the halo, over the run's wall time (summary.json rank_reports). Only the populations that "
           "cross an interface travel (5 of 19 across a plane).", ""]
-    with open(os.path.join(docs, "scaling.md"), "w") as f:
-        f.write("\n".join(L))
-    print("\n".join(L))
+    write_page(docs, "scaling.md", L)
 
 
 def main():
@@ -105,7 +98,6 @@ def main():
             write_report(json.load(f), os.path.dirname(os.path.abspath(a.report)))
         return 0
     n = a.gpus
-    commit = os.environ.get("HEMO_COMMIT", "unknown")
     bw = json.loads(subprocess.run([os.path.join(a.build, "bin", "hemo_membw"), "--backend", "cuda"],
                                    capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1])
     device, copy_bw = bw["device"], bw["copy_bandwidth_gbs"]
@@ -156,10 +148,9 @@ def main():
     w.update(kind="weak", case="box 256^3 per GPU", efficiency=w["mlups"] / (n * one["mlups"]))
     rows.append(w)
 
-    data = {"date": datetime.date.today().isoformat(), "commit": commit, "device": device, "copy_bandwidth_gbs": copy_bw,
+    data = {"date": datetime.date.today().isoformat(), "commit": commit(), "device": device, "copy_bandwidth_gbs": copy_bw,
             "gpus": n, "steps": a.steps, "repeat": a.repeat, "checks": checks, "runs": rows}
-    with open(os.path.join(a.docs, "scaling.json"), "w") as f:
-        json.dump(data, f, indent=1)
+    write_json(a.docs, "scaling.json", data)
     write_report(data, a.docs)
     return 0 if all(c["equal"] for c in checks) else 1
 

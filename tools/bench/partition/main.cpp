@@ -3,7 +3,7 @@
 // it counts the fluid voxels of every brick layer by layer (partition::count_layers: pass
 // 1 of a run, here all layers in one process where a run shares them over its ranks),
 // runs SCOTCH for each rank count asked (partition::partition_bricks, as rank 0 of a run
-// does) and finds the voxel window each rank would then hold (partition::window_of_part),
+// does) and finds the voxel window each rank would then hold (partition::windows_of_parts),
 // timing each stage and reading the process's resident memory after it. Prints one JSON
 // object on stdout.
 //
@@ -84,8 +84,7 @@ int main(int argc, char** argv) {
     hemo::geometry::Geometry geometry(cfg.section("geometry"), units.dx, std::int64_t(1) << 40);
     const std::array<int, 3> dims = geometry.frame().dims;
     hemo::partition::BrickGrid bricks = hemo::partition::empty_bricks(dims, edge);
-    hemo::geometry::VoxelTally tally;
-    tally.obstacle_cut.assign(cfg.tables("geometry.obstacle").size(), 0);
+    hemo::geometry::VoxelTally tally = geometry.tally();
     hemo::partition::count_layers(geometry, 0, bricks.dims[2], bricks, tally);
     geometry.finish(tally);
     const std::uint64_t box = std::uint64_t(dims[0]) * std::uint64_t(dims[1]) * std::uint64_t(dims[2]);
@@ -112,8 +111,7 @@ int main(int argc, char** argv) {
       j.key("imbalance").value(p.imbalance());
       // The window each rank would hold (pass 2), without periodic axes.
       std::uint64_t largest = 0, sum = 0;
-      for (int part = 0; part < n; ++part) {
-        const auto w = hemo::partition::window_of_part(bricks, p.owner, part, dims, {false, false, false});
+      for (const auto& w : hemo::partition::windows_of_parts(bricks, p.owner, n, dims, {false, false, false})) {
         largest = std::max(largest, std::uint64_t(w.count()));
         sum += std::uint64_t(w.count());
       }
