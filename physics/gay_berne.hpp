@@ -86,6 +86,15 @@ HEMO_HD Anisotropy<Real> anisotropy(Real k, Real a, Real b, Real c) {
 }
 }  // namespace detail
 
+/// The contact distance sigma(q) for cells i and j with unit axes u_i, u_j along the unit
+/// direction rh from i to j: the cells' contact ellipsoids overlap where R < sigma.
+template <class Real>
+HEMO_HD Real gay_berne_contact(const GayBerne<Real>& gb, const Vec3<Real>& rh, const Vec3<Real>& u_i,
+                               const Vec3<Real>& u_j) {
+  const auto S = detail::anisotropy(gb.chi, dot(rh, u_i), dot(rh, u_j), dot(u_i, u_j));
+  return gb.sigma0 / std::sqrt(S.f);
+}
+
 /// U, F_j and the torques for cells i and j with unit axes u_i, u_j at separation
 /// r = x_j - x_i (any units, consistent with the parameters). Zero beyond the cut-off.
 template <class Real>
@@ -107,7 +116,11 @@ HEMO_HD PairInteraction<Real> gay_berne(const GayBerne<Real>& gb, const Vec3<Rea
   // eps and d ln(eps) / d(a, b, c).
   const Real e1sq = 1 - gb.chi * gb.chi * c * c;  // e1 = e1sq^(-1/2)
   const auto E2 = detail::anisotropy(gb.chi_eps, a, b, c);
-  const Real eps = gb.epsilon0 * std::pow(e1sq, -Real(0.5) * gb.nu) * std::pow(E2.f, gb.mu);
+  // Gay & Berne's exponents (nu = 1, mu = 2) by sqrt and products, which round alike on
+  // the host and the GPU (pow does not), so CPU and CUDA trajectories can agree bitwise.
+  const Real e1_nu = gb.nu == 1 ? Real(1) / std::sqrt(e1sq) : std::pow(e1sq, -Real(0.5) * gb.nu);
+  const Real e2_mu = gb.mu == 2 ? E2.f * E2.f : std::pow(E2.f, gb.mu);
+  const Real eps = gb.epsilon0 * e1_nu * e2_mu;
   const Real dln_da = gb.mu * E2.da / E2.f, dln_db = gb.mu * E2.db / E2.f;
   const Real dln_dc = gb.nu * gb.chi * gb.chi * c / e1sq + gb.mu * E2.dc / E2.f;
 

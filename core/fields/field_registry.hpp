@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/exec/device_array.hpp"
+#include "core/fields/particle_table.hpp"
 
 namespace hemo {
 
@@ -138,6 +139,24 @@ class FieldRegistry {
   std::vector<const FieldBase*> list() const;
   std::size_t bytes() const;
 
+  /// Declares a resizable table of particles (particle_table.hpp) on the run's backend;
+  /// a name already taken is an error naming its owner.
+  ParticleTable& declare_particle_table(const std::string& name, const std::string& owner, std::size_t capacity = 1024) {
+    if (auto it = tables_.find(name); it != tables_.end())
+      throw std::logic_error("particle table '" + name + "' declared by " + owner + " exists (owner " + it->second->owner() + ")");
+    return *tables_.emplace(name, std::make_unique<ParticleTable>(space_, name, owner, capacity)).first->second;
+  }
+  ParticleTable& particle_table(const std::string& name) {
+    auto it = tables_.find(name);
+    if (it == tables_.end()) throw std::logic_error("no particle table '" + name + "'");
+    return *it->second;
+  }
+  std::vector<const ParticleTable*> particle_tables() const {
+    std::vector<const ParticleTable*> out;
+    for (const auto& [n, t] : tables_) out.push_back(t.get());
+    return out;
+  }
+
  private:
   template <class T>
   static std::string type_label();
@@ -148,6 +167,7 @@ class FieldRegistry {
   exec::Space space_;
   std::uint32_t nodes_, stride_;
   std::map<std::string, std::unique_ptr<FieldBase>> fields_;
+  std::map<std::string, std::unique_ptr<ParticleTable>> tables_;
 };
 
 extern template class Field<float>;

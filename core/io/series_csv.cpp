@@ -59,6 +59,10 @@ void SeriesCsv::value(double v, int digits) {
   if (out_) *out_ << ',' << fmt_g(v, digits);
 }
 
+void SeriesCsv::text(const std::string& v) {
+  if (out_) *out_ << ',' << v;
+}
+
 void SeriesCsv::end() {
   if (out_) *out_ << '\n' << std::flush;
 }

@@ -33,6 +33,8 @@ class SeriesCsv {
   void begin(std::int64_t step, double time);
   /// One value, with `digits` significant digits.
   void value(double v, int digits = 10);
+  /// One text value, as given (no comma or quote in it).
+  void text(const std::string& v);
   void end();
 
  private:

@@ -44,6 +44,7 @@ struct StepContext {
   std::int64_t step = 0;   // the update being made: 1, 2, ..., steps
   double time = 0.0;       // s, physical time after this update
   bool moments_due = false;  // this step's density and velocity fields are needed
+  bool snapshot_due = false; // this step writes a snapshot (plugins add their own files)
   FieldRegistry* fields = nullptr;
 };
 
@@ -63,6 +64,11 @@ class Scheduler {
   /// work only, and its device work is timed by the next fenced action.
   enum class Sync { fenced, overlapped };
   void add(Phase phase, std::string name, std::string owner, Action action, Sync sync = Sync::fenced);
+  /// A plugin that reads the fluid's density and velocity every step (particles coupled
+  /// to the flow) asks for them here; otherwise the time loop computes them only on
+  /// output and monitor steps.
+  void require_moments_every_step(const std::string& who) { moments_every_step_.push_back(who); }
+  bool moments_every_step() const { return !moments_every_step_.empty(); }
   void run_step(StepContext& ctx);
 
   struct Timing {
@@ -88,6 +94,7 @@ class Scheduler {
     std::int64_t calls = 0;
   };
   std::vector<Entry> entries_;
+  std::vector<std::string> moments_every_step_;
   Fence fence_;
   bool sorted_ = true;
 };

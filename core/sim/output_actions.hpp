@@ -41,6 +41,8 @@ class OutputActions {
 
   /// True if this step writes anything (so the moments must be computed).
   bool due(std::int64_t step) const;
+  /// True if this step writes a field snapshot (particle plugins write theirs with it).
+  bool snapshot_due(std::int64_t step) const { return fields_due(step); }
   /// Starts writing what is due at this step, reading "density" and "velocity".
   void write(std::int64_t step, double time, const FieldRegistry& fields);
   /// Waits for the last write; rethrows its error, if any.

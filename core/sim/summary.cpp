@@ -59,6 +59,9 @@ std::string RunSummary::to_json() const {
   j.key("phase_seconds").begin_object();
   for (const auto& [phase, s] : phase_seconds) j.key(phase).value(s);
   j.end_object();
+  j.key("action_seconds").begin_object();
+  for (const auto& [action, s] : action_seconds) j.key(action).value(s);
+  j.end_object();
   if (!rank_reports.empty()) {
     j.key("partition_seconds").value(partition_seconds);
     j.key("imbalance").value(imbalance);

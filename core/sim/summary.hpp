@@ -37,6 +37,7 @@ struct RunSummary {
   std::string population_checksum;  // of the final populations in global voxel order (checksum.hpp), hex
   std::int64_t failed_step = -1, failed_node = -1;
   std::vector<std::pair<std::string, double>> phase_seconds;
+  std::vector<std::pair<std::string, double>> action_seconds;  // "owner.action", this rank
   std::vector<std::string> outputs;  // files written
   double partition_seconds = 0.0;    // counting fluid per brick, SCOTCH, this rank's voxels and mesh (more than one rank)
   /// What each rank holds and where its time went (more than one rank).

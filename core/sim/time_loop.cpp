@@ -102,7 +102,8 @@ void Simulation::run() {
     for (std::int64_t s = first_step_ + 1; s <= steps_; ++s) {
       ctx.step = s;
       ctx.time = double(s) * units_.dt;
-      ctx.moments_due = output_->due(s) || s % check_every_ == 0 || s == steps_;
+      ctx.moments_due = scheduler_->moments_every_step() || output_->due(s) || s % check_every_ == 0 || s == steps_;
+      ctx.snapshot_due = output_->snapshot_due(s);
       scheduler_->run_step(ctx);
       summary_.steps = s;
       summary_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -144,6 +145,7 @@ void Simulation::run() {
                        ? double(summary_.fluid_nodes) * double(summary_.steps - first_step_) / summary_.wall_seconds / 1e6
                        : 0.0;
   summary_.phase_seconds = scheduler_->phase_seconds();
+  for (const auto& t : scheduler_->timings()) summary_.action_seconds.emplace_back(t.owner + "." + t.name, t.seconds);
   report_ranks();
   summary_.outputs = output_->files();
   char hex[17];

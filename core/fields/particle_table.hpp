@@ -1,0 +1,196 @@
+#pragma once
+// ParticleTable: a resizable structure of arrays on the run's backend, for things whose
+// number changes during a run (red blood cells enter, leave, migrate between ranks),
+// beside the fixed-count node fields of FieldRegistry. Every column holds `components`
+// rows of `capacity()` entries (component-major, like a node field's rows of `stride`);
+// the first size() entries of each row are the particles. Growing reallocates every
+// column, keeping the first size() entries, so kernels take the column pointers anew
+// each step. Capacity grows by half again when exceeded and never shrinks.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/exec/cuda_runtime.hpp"
+#include "core/exec/device_array.hpp"
+
+namespace hemo {
+
+class ParticleColumnBase {
+ public:
+  ParticleColumnBase(std::string name, std::string description, int components)
+      : name_(std::move(name)), description_(std::move(description)), components_(components) {}
+  virtual ~ParticleColumnBase() = default;
+  const std::string& name() const { return name_; }
+  const std::string& description() const { return description_; }
+  int components() const { return components_; }
+  /// Whether a checkpoint must hold this column for a restart to continue bitwise.
+  bool restart_state() const { return restart_state_; }
+  ParticleColumnBase& set_restart_state() {
+    restart_state_ = true;
+    return *this;
+  }
+  virtual const char* type_name() const = 0;
+  virtual std::size_t bytes() const = 0;
+  /// The first `count` entries of component c, as stored.
+  virtual std::vector<unsigned char> component_bytes(int c, std::size_t count) const = 0;
+  /// Replaces the first bytes.size() / sizeof(T) entries of component c.
+  virtual void set_component_bytes(int c, std::span<const unsigned char> bytes) = 0;
+  /// New storage of `capacity` entries per component, keeping the first `keep`.
+  virtual void reallocate(std::size_t capacity, std::size_t keep) = 0;
+
+ private:
+  std::string name_, description_;
+  int components_;
+  bool restart_state_ = false;
+};
+
+template <class T>
+class ParticleColumn final : public ParticleColumnBase {
+ public:
+  ParticleColumn(exec::Space space, std::string name, std::string description, int components, std::size_t capacity)
+      : ParticleColumnBase(std::move(name), std::move(description), components),
+        capacity_(capacity), data_(space, std::size_t(components) * capacity) {
+    data_.zero();
+  }
+  T* component(int c) { return data_.data() + std::size_t(c) * capacity_; }
+  const T* component(int c) const { return data_.data() + std::size_t(c) * capacity_; }
+  T* data() { return data_.data(); }
+  const T* data() const { return data_.data(); }
+  std::size_t stride() const { return capacity_; }
+  const char* type_name() const override;
+  std::size_t bytes() const override { return data_.bytes(); }
+  std::vector<unsigned char> component_bytes(int c, std::size_t count) const override {
+    std::vector<unsigned char> out(count * sizeof(T));
+    copy_out(component(c), out.data(), out.size());
+    return out;
+  }
+  /// The first `count` entries of component c on the host.
+  std::vector<T> component_to_host(int c, std::size_t count) const {
+    std::vector<T> out(count);
+    copy_out(component(c), out.data(), count * sizeof(T));
+    return out;
+  }
+  /// Replaces the whole storage: `components` rows of capacity() entries.
+  void upload(const std::vector<T>& rows) {
+    if (rows.size() != data_.size())
+      throw std::length_error("particle column '" + name() + "': " + std::to_string(rows.size()) + " values for " +
+                              std::to_string(data_.size()));
+    data_.upload(rows);
+  }
+  void set_component_bytes(int c, std::span<const unsigned char> bytes) override {
+    if (bytes.size() > capacity_ * sizeof(T)) throw std::length_error("particle column '" + name() + "': too many entries");
+    if (bytes.empty()) return;
+    if (data_.space() == exec::Space::host) std::memcpy(component(c), bytes.data(), bytes.size());
+    else exec::cuda::copy_to_device(component(c), bytes.data(), bytes.size());
+  }
+  void reallocate(std::size_t capacity, std::size_t keep) override {
+    exec::DeviceArray<T> grown(data_.space(), std::size_t(components()) * capacity);
+    grown.zero();
+    const std::size_t n = std::min(keep, std::min(capacity, capacity_)) * sizeof(T);
+    for (int c = 0; c < components() && n > 0; ++c) {
+      T* to = grown.data() + std::size_t(c) * capacity;
+      if (data_.space() == exec::Space::host) std::memcpy(to, component(c), n);
+      else exec::cuda::copy_on_device(to, component(c), n);
+    }
+    data_ = std::move(grown);
+    capacity_ = capacity;
+  }
+
+ private:
+  void copy_out(const T* from, void* to, std::size_t bytes) const {
+    if (bytes == 0) return;
+    if (data_.space() == exec::Space::host) std::memcpy(to, from, bytes);
+    else exec::cuda::copy_to_host(to, from, bytes);
+  }
+  std::size_t capacity_;
+  exec::DeviceArray<T> data_;
+};
+
+class ParticleTable {
+ public:
+  ParticleTable(exec::Space space, std::string name, std::string owner, std::size_t capacity = 1024)
+      : space_(space), name_(std::move(name)), owner_(std::move(owner)), capacity_(std::max<std::size_t>(capacity, 1)) {}
+  exec::Space space() const { return space_; }
+  const std::string& name() const { return name_; }
+  const std::string& owner() const { return owner_; }
+  std::size_t size() const { return size_; }
+  std::size_t capacity() const { return capacity_; }
+
+  /// Adds a column (zeroed); a name already taken is an error.
+  template <class T>
+  ParticleColumn<T>& add(const std::string& column, int components, const std::string& description) {
+    if (columns_.count(column)) throw std::logic_error("particle table '" + name_ + "': column '" + column + "' declared twice");
+    auto c = std::make_unique<ParticleColumn<T>>(space_, column, description, components, capacity_);
+    auto& ref = *c;
+    columns_.emplace(column, std::move(c));
+    order_.push_back(column);
+    return ref;
+  }
+  template <class T>
+  ParticleColumn<T>& get(const std::string& column) {
+    auto it = columns_.find(column);
+    if (it == columns_.end()) throw std::logic_error("particle table '" + name_ + "' has no column '" + column + "'");
+    auto* c = dynamic_cast<ParticleColumn<T>*>(it->second.get());
+    if (!c) throw std::logic_error("particle column '" + column + "' is not of type " + it->second->type_name());
+    return *c;
+  }
+  template <class T>
+  const ParticleColumn<T>& get(const std::string& column) const {
+    return const_cast<ParticleTable*>(this)->get<T>(column);
+  }
+  /// The columns in the order they were added.
+  std::vector<const ParticleColumnBase*> columns() const {
+    std::vector<const ParticleColumnBase*> out;
+    for (const auto& n : order_) out.push_back(columns_.at(n).get());
+    return out;
+  }
+  ParticleColumnBase& column(const std::string& name) {
+    auto it = columns_.find(name);
+    if (it == columns_.end()) throw std::logic_error("particle table '" + name_ + "' has no column '" + name + "'");
+    return *it->second;
+  }
+
+  /// Capacity for at least n particles (grows by half again, at least to n), keeping the
+  /// first size() entries of every column.
+  void reserve(std::size_t n) {
+    if (n <= capacity_) return;
+    const std::size_t grown = std::max(n, capacity_ + capacity_ / 2);
+    for (auto& [name, c] : columns_) c->reallocate(grown, size_);
+    capacity_ = grown;
+  }
+  /// n particles: entries past the old size are those the storage holds (zero when new).
+  void resize(std::size_t n) {
+    reserve(n);
+    size_ = n;
+  }
+  std::size_t bytes() const {
+    std::size_t b = 0;
+    for (const auto& [n, c] : columns_) b += c->bytes();
+    return b;
+  }
+
+ private:
+  exec::Space space_;
+  std::string name_, owner_;
+  std::size_t capacity_, size_ = 0;
+  std::map<std::string, std::unique_ptr<ParticleColumnBase>> columns_;
+  std::vector<std::string> order_;
+};
+
+template <class T>
+const char* ParticleColumn<T>::type_name() const {
+  if constexpr (std::is_same_v<T, float>) return "float32";
+  else if constexpr (std::is_same_v<T, double>) return "float64";
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
+  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
+  else return "bytes";
+}
+
+}  // namespace hemo

@@ -1,0 +1,159 @@
+#include "core/io/particle_writer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+
+#include "core/io/hdf5_file.hpp"
+#include "core/io/json.hpp"
+
+namespace hemo::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string shortest(double d) {
+  char buf[40];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, d);
+    if (std::strtod(buf, nullptr) == d) break;
+  }
+  return buf;
+}
+
+std::string file_stem(const std::string& set, std::int64_t step) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "_%08lld", static_cast<long long>(step));
+  return set + buf;
+}
+
+struct Meta {
+  std::string name;
+  int components;
+};
+
+std::string grid_xml(const std::string& set, std::int64_t step, double time, std::size_t count,
+                     const std::vector<Meta>& attributes) {
+  const std::string n = std::to_string(count), file = "particles/" + file_stem(set, step) + ".h5";
+  std::string x;
+  x += "      <Grid Name=\"" + file_stem(set, step) + "\" GridType=\"Uniform\">\n";
+  x += "        <Time Value=\"" + shortest(time) + "\"/>\n";
+  // Polyvertex without connectivity: the points in order (count may be 0).
+  x += "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" + n + "\" NodesPerElement=\"1\"/>\n";
+  x += "        <Geometry GeometryType=\"XYZ\">\n";
+  x += "          <DataItem Dimensions=\"" + n + " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" + file +
+       ":/position</DataItem>\n";
+  x += "        </Geometry>\n";
+  for (const Meta& a : attributes) {
+    const char* type = a.components == 1 ? "Scalar" : a.components == 3 ? "Vector" : "Matrix";
+    x += "        <Attribute Name=\"" + a.name + "\" AttributeType=\"" + type + "\" Center=\"Node\">\n";
+    x += "          <DataItem Dimensions=\"" + n + (a.components == 1 ? "" : " " + std::to_string(a.components)) +
+         "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" + file + ":/" + a.name + "</DataItem>\n";
+    x += "        </Attribute>\n";
+  }
+  x += "      </Grid>\n";
+  return x;
+}
+
+}  // namespace
+
+ParticleWriter::ParticleWriter(std::string output_dir, std::string set, std::int64_t continue_after)
+    : dir_(std::move(output_dir)), set_(std::move(set)) {
+  if (set_.empty() || set_.find_first_of("/\\ ") != std::string::npos)
+    throw std::invalid_argument("ParticleWriter: invalid set name \"" + set_ + "\"");
+  std::error_code ec;
+  fs::create_directories(fs::path(dir_) / "particles", ec);
+  if (ec) throw std::runtime_error("cannot create directory " + (fs::path(dir_) / "particles").string() + ": " + ec.message());
+  if (continue_after <= 0) return;
+  // A restarted run: keep the earlier steps (read back from their files), drop later ones.
+  for (const auto& entry : fs::directory_iterator(fs::path(dir_) / "particles", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(set_ + "_", 0) != 0 || entry.path().extension() != ".h5") continue;
+    const long long step = std::atoll(name.c_str() + set_.size() + 1);
+    if (step > continue_after) {
+      fs::remove(entry.path(), ec);
+      continue;
+    }
+    try {
+      const hdf5::Quiet quiet;
+      const hdf5::Input in(entry.path().string(), "a particle snapshot");
+      Written w{step, 0.0, {}};
+      in.numbers("time", H5T_NATIVE_DOUBLE, 1, &w.time);
+      std::vector<Meta> meta;
+      std::size_t count = 0;
+      hdf5::Handle root(H5Gopen2(in.root(), "/", H5P_DEFAULT), H5Gclose);
+      H5G_info_t info{};
+      if (!root.ok() || H5Gget_info(root.get(), &info) < 0) continue;
+      for (hsize_t i = 0; i < info.nlinks; ++i) {
+        char ds[256] = {};
+        if (H5Lget_name_by_idx(root.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, ds, sizeof ds, H5P_DEFAULT) < 0) continue;
+        const auto shape = in.shape(ds);
+        if (shape.dims.empty()) continue;
+        count = shape.dims[0];
+        if (std::string(ds) != "position") meta.push_back({ds, shape.dims.size() == 2 ? int(shape.dims[1]) : 1});
+      }
+      w.grid_xml = grid_xml(set_, step, w.time, count, meta);
+      written_.push_back(std::move(w));
+    } catch (const std::exception&) {
+      // not a snapshot we can read: not listed
+    }
+  }
+  std::sort(written_.begin(), written_.end(), [](const Written& a, const Written& b) { return a.step < b.step; });
+  write_collection();
+}
+
+std::string ParticleWriter::write(std::int64_t step, double time, const std::vector<std::array<double, 3>>& positions,
+                                  const std::vector<HostField>& attributes) {
+  const std::size_t count = positions.size();
+  std::set<std::string> names{"position"};
+  std::vector<Meta> meta;
+  for (const HostField& a : attributes) {
+    if (a.name.empty() || a.name.find('/') != std::string::npos || !names.insert(a.name).second)
+      throw std::invalid_argument("ParticleWriter: attribute name \"" + a.name + "\" is empty, has '/' or is taken");
+    if (a.components < 1 || a.values.size() != count * std::size_t(a.components))
+      throw std::invalid_argument("ParticleWriter: attribute \"" + a.name + "\" has " + std::to_string(a.values.size()) +
+                                  " values for " + std::to_string(count) + " particles of " +
+                                  std::to_string(a.components) + " components");
+    meta.push_back({a.name, a.components});
+  }
+  const std::string path = (fs::path(dir_) / "particles" / (file_stem(set_, step) + ".h5")).string();
+  {
+    const hdf5::Quiet quiet;
+    hdf5::Output out(path);
+    const std::string metres = "m";
+    const hsize_t dims[2] = {count, 3};
+    out.dataset("position", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, dims, positions.data(), &metres);
+    for (const HostField& a : attributes) {
+      const hsize_t d[2] = {count, hsize_t(a.components)};
+      out.dataset(a.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, a.components == 1 ? 1 : 2, d, a.values.data(), &a.unit);
+    }
+    const long long step_value = step, count_value = static_cast<long long>(count);
+    out.attribute(out.root(), "step", H5T_STD_I64LE, H5T_NATIVE_LLONG, 1, &step_value);
+    out.attribute(out.root(), "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &time);
+    out.attribute(out.root(), "count", H5T_STD_I64LE, H5T_NATIVE_LLONG, 1, &count_value);
+    out.commit();
+  }
+  Written entry{step, time, grid_xml(set_, step, time, count, meta)};
+  auto it = std::lower_bound(written_.begin(), written_.end(), step,
+                             [](const Written& w, std::int64_t s) { return w.step < s; });
+  if (it != written_.end() && it->step == step) *it = std::move(entry);
+  else written_.insert(it, std::move(entry));
+  write_collection();
+  return path;
+}
+
+void ParticleWriter::write_collection() const {
+  std::string all = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n";
+  all += "    <Grid Name=\"" + set_ + "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  for (const Written& w : written_) all += w.grid_xml;
+  all += "    </Grid>\n  </Domain>\n</Xdmf>\n";
+  write_file_atomic((fs::path(dir_) / (set_ + ".xmf")).string(), all);
+}
+
+}  // namespace hemo::io

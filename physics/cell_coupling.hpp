@@ -1,0 +1,167 @@
+#pragma once
+// The exchange of momentum between a red blood cell and the plasma (MUPHY paper,
+// seeds/004, eqs. 2.3-2.5): the cell feels the drag F = -gamma_T (V - u~) and the torque
+// T = -gamma_R (Omega - Omega~), with u~ and Omega~ the fluid's velocity and half its
+// vorticity smeared over the nodes the cell covers; the fluid receives -F and -T through
+// the forcing term, spread over the same nodes. The paper smears over "32 mesh points
+// around each RBC" and leaves the kernel to a later publication; ours:
+//
+// Support and weight. A node at r from the cell's centre (lattice units) has the weight
+//   w = (1 - d^2)^2 for d^2 < 1, else 0,   d^2 = (r.r - (r.n)^2) / A^2 + (r.n)^2 / C^2,
+// on the ellipsoid of semi-axes A = a + m, C = c + m about the cell's axis n: the cell
+// enlarged by a margin m (one lattice spacing by default), so that even a cell thinner
+// than the lattice spacing covers nodes in every direction. w and its gradient vanish on
+// the support's surface: the sums below change continuously as a cell moves.
+//
+// Fluid at the cell. From the weighted moments of the support's nodes (W = sum w, the
+// centroid offset c = sum w r / W, the covariance S = sum w (r - c)(r - c)^T / W and
+// G = [sum w (u - u_bar)(r - c)^T / W] S^-1, the weighted least-squares fit of a linear
+// velocity field u_bar + G (r - c)):
+//   u~ = u_bar = sum w u / W,    Omega~ = (G32 - G23, G13 - G31, G21 - G12) / 2,
+// half the curl of the fitted field, exact for any linear field and any orientation (a
+// weighted mean of r x u would also pick up the strain for a non-spherical support:
+// the "elongational" coupling the paper neglects).
+//
+// Fluid's share. Node x gets the force density
+//   g(x) = (w / W) [ -F + B x (r - c) ],   B = J^-1 (-T),   J = tr(S) 1 - S,
+// so that sum g = -F exactly and sum (r - c) x g = -T: linear momentum of fluid + cells is
+// conserved to rounding, and angular momentum about the centroid. (About the cell's
+// centre the fluid also gets c x (-F); c = 0 for a support clear of walls.)
+// Where the support's nodes are too few to span three dimensions (det S tiny against
+// its trace, a cell squeezed against a wall), Omega~ and the rotational share are zero.
+#include <cmath>
+
+#include "physics/hd.hpp"
+#include "physics/vec3.hpp"
+
+namespace hemo::phys {
+
+template <class Real>
+struct CellSupport {
+  Real across = 1, along = 1;  // A and C: the cell's semi-axes plus the margin
+
+  /// The kernel weight of a node at r from the centre of a cell with axis n.
+  HEMO_HD Real weight(const Vec3<Real>& r, const Vec3<Real>& n) const {
+    const Real rn = dot(r, n), r2 = dot(r, r);
+    const Real d2 = (r2 - rn * rn) / (across * across) + rn * rn / (along * along);
+    if (!(d2 < 1)) return 0;
+    const Real e = 1 - d2;
+    return e * e;
+  }
+  /// Half the extent of the support along lab axis e_k (|n_k| = cosine to the axis):
+  /// the bounding box of the support is X +- these.
+  HEMO_HD Real half_extent(Real n_k) const {
+    return std::sqrt(across * across * (1 - n_k * n_k) + along * along * n_k * n_k);
+  }
+};
+
+/// A symmetric 3 x 3 matrix: xx, yy, zz, xy, xz, yz.
+template <class Real>
+struct Sym3 {
+  Real xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;
+};
+
+/// Weighted sums over a support's nodes, in the order the nodes are visited.
+template <class Real>
+struct SupportSums {
+  Real W = 0;
+  Vec3<Real> wr{}, wu{};
+  Sym3<Real> wrr{};
+  Real wur[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};  // sum w u_a r_b
+
+  HEMO_HD void add(Real w, const Vec3<Real>& r, const Vec3<Real>& u) {
+    W += w;
+    wr = wr + w * r;
+    wu = wu + w * u;
+    wrr.xx += w * r.x * r.x, wrr.yy += w * r.y * r.y, wrr.zz += w * r.z * r.z;
+    wrr.xy += w * r.x * r.y, wrr.xz += w * r.x * r.z, wrr.yz += w * r.y * r.z;
+    const Real ua[3] = {u.x, u.y, u.z}, rb[3] = {r.x, r.y, r.z};
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) wur[a][b] += w * ua[a] * rb[b];
+  }
+};
+
+/// What the cell sees of the fluid, and how its drag goes back.
+template <class Real>
+struct CellFluid {
+  Vec3<Real> velocity{}, rotation{};  // u~, Omega~
+  Vec3<Real> centroid{};              // c, from the cell's centre
+  Sym3<Real> spread{};                // J^-1 / W (zero where the support is flat)
+  Real W = 0;                         // 0: the cell covers no node
+};
+
+namespace detail {
+template <class Real>
+HEMO_HD Real det(const Sym3<Real>& s) {
+  return s.xx * (s.yy * s.zz - s.yz * s.yz) - s.xy * (s.xy * s.zz - s.yz * s.xz) + s.xz * (s.xy * s.yz - s.yy * s.xz);
+}
+/// The inverse of s, given its determinant.
+template <class Real>
+HEMO_HD Sym3<Real> inverse(const Sym3<Real>& s, Real d) {
+  const Real i = 1 / d;
+  return {(s.yy * s.zz - s.yz * s.yz) * i, (s.xx * s.zz - s.xz * s.xz) * i, (s.xx * s.yy - s.xy * s.xy) * i,
+          (s.xz * s.yz - s.xy * s.zz) * i, (s.xy * s.yz - s.xz * s.yy) * i, (s.xy * s.xz - s.xx * s.yz) * i};
+}
+template <class Real>
+HEMO_HD Vec3<Real> times(const Sym3<Real>& s, const Vec3<Real>& v) {
+  return {s.xx * v.x + s.xy * v.y + s.xz * v.z, s.xy * v.x + s.yy * v.y + s.yz * v.z,
+          s.xz * v.x + s.yz * v.y + s.zz * v.z};
+}
+}  // namespace detail
+
+/// u~, Omega~ and the spreading matrix from the sums over a cell's support.
+template <class Real>
+HEMO_HD CellFluid<Real> cell_fluid(const SupportSums<Real>& s) {
+  CellFluid<Real> out;
+  if (!(s.W > 0)) return out;
+  out.W = s.W;
+  const Real iW = 1 / s.W;
+  const Vec3<Real> c = iW * s.wr, u = iW * s.wu;
+  out.centroid = c;
+  out.velocity = u;
+  const Sym3<Real> S{s.wrr.xx * iW - c.x * c.x, s.wrr.yy * iW - c.y * c.y, s.wrr.zz * iW - c.z * c.z,
+                     s.wrr.xy * iW - c.x * c.y, s.wrr.xz * iW - c.x * c.z, s.wrr.yz * iW - c.y * c.z};
+  const Real tr = S.xx + S.yy + S.zz, d = detail::det(S);
+  if (!(d > Real(1e-6) * tr * tr * tr)) return out;  // flat: no rotation exchanged
+  // M = sum w (u - u~)(r - c)^T / W = wur / W - u c^T; G = M S^-1.
+  const Real ca[3] = {c.x, c.y, c.z}, ua[3] = {u.x, u.y, u.z};
+  Real M[3][3];
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) M[a][b] = s.wur[a][b] * iW - ua[a] * ca[b];
+  const Sym3<Real> Si = detail::inverse(S, d);
+  const Real Sm[3][3] = {{Si.xx, Si.xy, Si.xz}, {Si.xy, Si.yy, Si.yz}, {Si.xz, Si.yz, Si.zz}};
+  Real G[3][3];
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) G[a][b] = M[a][0] * Sm[0][b] + M[a][1] * Sm[1][b] + M[a][2] * Sm[2][b];
+  out.rotation = {Real(0.5) * (G[2][1] - G[1][2]), Real(0.5) * (G[0][2] - G[2][0]), Real(0.5) * (G[1][0] - G[0][1])};
+  // J = tr(S) 1 - S is positive definite when S is.
+  const Sym3<Real> J{tr - S.xx, tr - S.yy, tr - S.zz, -S.xy, -S.xz, -S.yz};
+  const Sym3<Real> Ji = detail::inverse(J, detail::det(J));
+  out.spread = {Ji.xx * iW, Ji.yy * iW, Ji.zz * iW, Ji.xy * iW, Ji.xz * iW, Ji.yz * iW};
+  return out;
+}
+
+/// How a cell's drag is spread: node g(x) = w(x) [force + turn x (r - centroid)].
+template <class Real>
+struct CellShare {
+  Vec3<Real> centroid{}, force{}, turn{};
+};
+
+/// The share of the drag (force F, torque T on the cell) that goes back to the fluid.
+template <class Real>
+HEMO_HD CellShare<Real> cell_share(const CellFluid<Real>& f, const Vec3<Real>& F, const Vec3<Real>& T) {
+  CellShare<Real> out;
+  if (!(f.W > 0)) return out;
+  out.centroid = f.centroid;
+  out.force = (-Real(1) / f.W) * F;
+  out.turn = detail::times(f.spread, -T);
+  return out;
+}
+
+/// The force density a node at r from a cell's centre receives from it (weight w).
+template <class Real>
+HEMO_HD Vec3<Real> node_share(const CellShare<Real>& s, Real w, const Vec3<Real>& r) {
+  return w * (s.force + cross(s.turn, r - s.centroid));
+}
+
+}  // namespace hemo::phys

@@ -1,0 +1,38 @@
+#pragma once
+// Where the cells start: placed at random at a target haematocrit, or read from an HDF5
+// file, and checked either way (no two cells' contact ellipsoids overlap, no cell's
+// surface closer to a wall site than the wall's range, every centre in the fluid).
+// Host only; lattice units (node (i, j, k) at the point (i, j, k)).
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/mesh/sparse_mesh.hpp"
+#include "core/mesh/tile_maps.hpp"
+#include "plugins/rbc/kernels.hpp"
+
+namespace hemo::rbc {
+
+struct CellPlacement {
+  std::array<double, 3> position{};     // lattice units
+  std::array<double, 4> orientation{1, 0, 0, 0};  // w, x, y, z
+};
+
+/// Random sequential addition: a uniformly random fluid voxel, a uniform offset inside
+/// it and a uniformly random orientation (Shoemake, Graphics Gems III (1992) 124), kept
+/// when it overlaps neither a cell placed before nor a wall, until `count` cells stand,
+/// `tries` candidates were drawn or the last `give_up_after` all failed (then fewer are
+/// returned; the caller reports it).
+std::vector<CellPlacement> place_at_random(const mesh::SparseMesh& mesh, const mesh::TileMaps& tiles,
+                                           const CellModel<double>& model, std::size_t count, std::uint64_t seed,
+                                           std::uint64_t tries, std::uint64_t give_up_after);
+
+/// Everything wrong with a set of placements, one line each (at most `limit` lines, then
+/// a count of the rest): overlapping pairs, centres outside the fluid, walls too close.
+/// `to_metres` turns a lattice position into the user's coordinates for the messages.
+std::vector<std::string> placement_problems(const std::vector<CellPlacement>& cells, const mesh::TileMaps& tiles,
+                                            const CellModel<double>& model,
+                                            const std::array<double, 3>& origin, double dx, std::size_t limit = 10);
+
+}  // namespace hemo::rbc
