@@ -96,6 +96,51 @@ HEMO_HD std::int32_t search_tile(const mesh::TileView& tiles, std::int32_t t, in
   return s == 26 ? t : tiles.neighbours[std::int64_t(t) * 26 + s];
 }
 
+/// The membership test near one cell without a binary search: a cell reaches at most one
+/// tile beyond its centre's (the tile size is chosen so), so the tile of a lattice point
+/// it looks at is its own or a neighbour in CNEIGH, and IJKMAP gives the node.
+struct NearCell {
+  std::int32_t tile = -1;        // the centre's tile (mapped)
+  std::int64_t at[3] = {0, 0, 0};  // its tile coordinates
+
+  template <class Real>
+  HEMO_HD static NearCell of(const mesh::TileView& v, const Vec3<Real>& x) {
+    NearCell n;
+    std::int64_t p[3];
+    if (!mesh::TileView::voxel_of_point(x.x, x.y, x.z, p)) return n;
+    for (int a = 0; a < 3; ++a) {
+      if (!v.wrap_voxel(p[a], a)) return n;
+      n.at[a] = p[a] / v.c;
+    }
+    n.tile = v.tile_at(n.at[0], n.at[1], n.at[2]);
+    return n;
+  }
+  /// The owned node at voxel (i, j, k), -1 where none (as TileView::node_at).
+  HEMO_HD std::int32_t node_at(const mesh::TileView& v, std::int64_t i, std::int64_t j, std::int64_t k) const {
+    if (tile < 0 || std::uint32_t(tile) >= v.num_mapped()) return v.node_at(i, j, k);
+    std::int64_t p[3] = {i, j, k}, t[3];
+    int d[3];
+    for (int a = 0; a < 3; ++a) {
+      if (!v.wrap_voxel(p[a], a)) return -1;
+      t[a] = p[a] / v.c;
+      std::int64_t diff = t[a] - at[a];
+      if (v.periodic[a]) {
+        if (diff > 1) diff -= v.m[a];
+        else if (diff < -1) diff += v.m[a];
+      }
+      if (diff < -1 || diff > 1) return v.node_at(i, j, k);
+      d[a] = int(diff);
+    }
+    const std::int32_t tt = (d[0] | d[1] | d[2]) == 0
+                                ? tile
+                                : v.neighbours[std::int64_t(tile) * 26 + mesh::TileView::neighbour_slot(d[0], d[1], d[2])];
+    if (tt < 0 || std::uint32_t(tt) >= v.num_mapped()) return -1;
+    const std::int64_t lid = std::int64_t(v.c) * v.c * (p[2] - v.c * t[2]) + std::int64_t(v.c) * (p[1] - v.c * t[1]) +
+                             (p[0] - v.c * t[0]);
+    return v.nodes[std::int64_t(tt) * v.tile_volume() + lid];
+  }
+};
+
 /// Sort key of each cell: its tile (centre's voxel); `invalid_tile` (= number of mapped
 /// tiles) for a centre in no tile with fluid, which the plugin reports.
 template <class Real>
@@ -149,6 +194,7 @@ struct CellForces {
       }
     }
     // Wall sites: lattice points within the wall's reach that hold no node.
+    const NearCell near = NearCell::of(tiles, xi);
     const Real reach = model.wall.reach();
     const std::int64_t lo[3] = {std::int64_t(std::ceil(xi.x - reach)), std::int64_t(std::ceil(xi.y - reach)),
                                 std::int64_t(std::ceil(xi.z - reach))};
@@ -159,7 +205,7 @@ struct CellForces {
         for (std::int64_t a = lo[0]; a <= hi[0]; ++a) {
           const Vec3<Real> r{Real(a) - xi.x, Real(j) - xi.y, Real(k) - xi.z};
           if (!(phys::dot(r, r) < reach * reach)) continue;
-          if (tiles.node_at(a, j, k) >= 0) continue;
+          if (near.node_at(tiles, a, j, k) >= 0) continue;
           const auto site = phys::cell_wall(model.wall, r, ni);
           F = F + site.force;
           T = T + site.torque;
@@ -195,6 +241,7 @@ struct CellKick {
     const Vec3<Real> X = cells.get3(cells.position, i);
     const Vec3<Real> n = phys::symmetry_axis(cells.quaternion(i));
     phys::SupportSums<Real> sums;
+    const NearCell near = NearCell::of(tiles, X);
     const Real ext[3] = {model.support.half_extent(n.x), model.support.half_extent(n.y), model.support.half_extent(n.z)};
     const std::int64_t lo[3] = {std::int64_t(std::ceil(X.x - ext[0])), std::int64_t(std::ceil(X.y - ext[1])),
                                 std::int64_t(std::ceil(X.z - ext[2]))};
@@ -207,7 +254,7 @@ struct CellKick {
           const Vec3<Real> r{Real(a) - X.x, Real(j) - X.y, Real(k) - X.z};
           const Real w = model.support.weight(r, n);
           if (!(w > 0)) continue;
-          const std::int32_t node = tiles.node_at(a, j, k);
+          const std::int32_t node = near.node_at(tiles, a, j, k);
           if (node < 0) continue;
           sums.add(w, r, Vec3<Real>{velocity[node], velocity[s + node], velocity[2 * s + node]});
         }
@@ -241,8 +288,31 @@ struct SpreadDrag {
   HEMO_HD void operator()(std::uint32_t n) const {
     const Vec3<Real> x{Real(node_voxel[n]), Real(node_voxel[stride + n]), Real(node_voxel[2 * std::size_t(stride) + n])};
     const std::int32_t t = node_tile[n];
+    // Only the neighbour tiles a support can reach from: a centre in the tile below along
+    // axis a is at least (local coordinate + 1/2) away, one in the tile above at least
+    // (c - local coordinate - 1/2). Tiles left out hold no cell with weight here, so the
+    // sum is the same, bit for bit.
+    const Real reach = model.support.across > model.support.along ? model.support.across : model.support.along;
+    bool skip[27];
+    {
+      bool low[3], high[3];
+      const Real local[3] = {x.x, x.y, x.z};
+      for (int a = 0; a < 3; ++a) {
+        const Real l = local[a] - Real(tiles.c) * std::floor(local[a] / Real(tiles.c));
+        low[a] = l + Real(0.5) >= reach;
+        high[a] = Real(tiles.c) - l - Real(0.5) >= reach;
+      }
+      for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) {
+            const bool out = (dx < 0 && low[0]) || (dx > 0 && high[0]) || (dy < 0 && low[1]) || (dy > 0 && high[1]) ||
+                             (dz < 0 && low[2]) || (dz > 0 && high[2]);
+            skip[(dx | dy | dz) == 0 ? 26 : mesh::TileView::neighbour_slot(dx, dy, dz)] = out;
+          }
+    }
     Vec3<Real> g{};
     for (int s = 0; s < 27; ++s) {
+      if (skip[s]) continue;
       const std::int32_t tt = search_tile(tiles, t, s);
       if (tt < 0 || std::uint32_t(tt) >= tiles.num_mapped()) continue;
       for (std::uint32_t q = tile_first[tt]; q < tile_first[tt + 1]; ++q) {

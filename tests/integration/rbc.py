@@ -20,6 +20,9 @@ shear       one cell at the centre of a Couette flow (walls at z- and z+ sliding
 threads     the rbc_pipe case for 300 steps with 1 and 2 OpenMP threads: population
             checksum and every cell array written bitwise equal (the per-node gather of
             the drag adds in a fixed order).
+cpu_cuda    (label gpu) cases/rbc_pipe.toml in fp64 for 300 steps on both backends: the
+            cells' state checksum (cells.csv, every 100 steps) and the population
+            checksum bitwise equal; exit 77 (skipped) without a CUDA device.
 bad_seed    a seed file with two overlapping cells and one outside the fluid: exit 2, and
             the message names both problems with positions.
 """
@@ -165,6 +168,24 @@ def threads(a):
     return ok
 
 
+def cpu_cuda(a):
+    from cpu_cuda_agreement import has_cuda_device
+
+    if not has_cuda_device(a.hemoflow):
+        print("skipped: no CUDA device (or a build without CUDA)")
+        sys.exit(77)
+    got = {}
+    for backend in ("cpu", "cuda"):
+        out = os.path.join(a.work, backend)
+        run_hemoflow(a.hemoflow, ["run", a.case, "--quiet", "--backend", backend, "--steps", "300", "--set",
+                                  "run.precision=\"fp64\"", "--set", "run.check_every=100", "--set", "output.every=0",
+                                  "--output", out])
+        got[backend] = ([(r["step"], r["state_checksum"]) for r in rows(out)], summary(out)["population_checksum"])
+        print(f"{backend}: cells {got[backend][0]}, populations {got[backend][1]}")
+    ok = check(got["cpu"][0] == got["cuda"][0], "cells' state checksums bitwise equal on CPU and GPU")
+    return ok & check(got["cpu"][1] == got["cuda"][1], "population checksums bitwise equal on CPU and GPU")
+
+
 def bad_seed(a):
     case = os.path.join(a.work, "bad_seed.toml")
     seed = os.path.join(a.work, "bad_seed.h5")
@@ -186,7 +207,7 @@ def main():
     ap.add_argument("--hemoflow", required=True)
     ap.add_argument("--case", help="cases/rbc_pipe.toml (threads)")
     ap.add_argument("--work", required=True)
-    ap.add_argument("--scenario", required=True, choices=["momentum", "relaxation", "shear", "threads", "bad_seed"])
+    ap.add_argument("--scenario", required=True, choices=["momentum", "relaxation", "shear", "threads", "bad_seed", "cpu_cuda"])
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     ok = globals()[a.scenario](a)
