@@ -341,6 +341,10 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu):
     L += ["## VLBM against BGK", "",
           "`tools/bench/vlbm.py` measures lb_vlbm against lb_bgk alone on the vessel tree and the patient aorta: "
           "see [performance-vlbm.md](performance-vlbm.md).", ""]
+    L += ["## Red blood cells", "",
+          "Red blood cells (the rbc plugin) at MUPHY's benchmark size, with the time per step split into the LB, the "
+          "map update, forces, coupling and integration, and the CPU/GPU agreement of the cells: `tools/bench/rbc.py`, "
+          "written to [rbc_performance.md](rbc_performance.md).", ""]
     L += ["## Several GPUs", "",
           "Strong and weak scaling on several GPUs (one MPI rank per GPU), with the share of the step time spent "
           "waiting on the halo exchange, are measured by `tools/bench/scaling.py` and written to "
