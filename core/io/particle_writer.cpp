@@ -63,49 +63,13 @@ std::string grid_xml(const std::string& set, std::int64_t step, double time, std
 
 }  // namespace
 
-ParticleWriter::ParticleWriter(std::string output_dir, std::string set, std::int64_t continue_after)
+ParticleWriter::ParticleWriter(std::string output_dir, std::string set)
     : dir_(std::move(output_dir)), set_(std::move(set)) {
   if (set_.empty() || set_.find_first_of("/\\ ") != std::string::npos)
     throw std::invalid_argument("ParticleWriter: invalid set name \"" + set_ + "\"");
   std::error_code ec;
   fs::create_directories(fs::path(dir_) / "particles", ec);
   if (ec) throw std::runtime_error("cannot create directory " + (fs::path(dir_) / "particles").string() + ": " + ec.message());
-  if (continue_after <= 0) return;
-  // A restarted run: keep the earlier steps (read back from their files), drop later ones.
-  for (const auto& entry : fs::directory_iterator(fs::path(dir_) / "particles", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(set_ + "_", 0) != 0 || entry.path().extension() != ".h5") continue;
-    const long long step = std::atoll(name.c_str() + set_.size() + 1);
-    if (step > continue_after) {
-      fs::remove(entry.path(), ec);
-      continue;
-    }
-    try {
-      const hdf5::Quiet quiet;
-      const hdf5::Input in(entry.path().string(), "a particle snapshot");
-      Written w{step, 0.0, {}};
-      in.numbers("time", H5T_NATIVE_DOUBLE, 1, &w.time);
-      std::vector<Meta> meta;
-      std::size_t count = 0;
-      hdf5::Handle root(H5Gopen2(in.root(), "/", H5P_DEFAULT), H5Gclose);
-      H5G_info_t info{};
-      if (!root.ok() || H5Gget_info(root.get(), &info) < 0) continue;
-      for (hsize_t i = 0; i < info.nlinks; ++i) {
-        char ds[256] = {};
-        if (H5Lget_name_by_idx(root.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, ds, sizeof ds, H5P_DEFAULT) < 0) continue;
-        const auto shape = in.shape(ds);
-        if (shape.dims.empty()) continue;
-        count = shape.dims[0];
-        if (std::string(ds) != "position") meta.push_back({ds, shape.dims.size() == 2 ? int(shape.dims[1]) : 1});
-      }
-      w.grid_xml = grid_xml(set_, step, w.time, count, meta);
-      written_.push_back(std::move(w));
-    } catch (const std::exception&) {
-      // not a snapshot we can read: not listed
-    }
-  }
-  std::sort(written_.begin(), written_.end(), [](const Written& a, const Written& b) { return a.step < b.step; });
-  write_collection();
 }
 
 std::string ParticleWriter::write(std::int64_t step, double time, const std::vector<std::array<double, 3>>& positions,

@@ -23,9 +23,9 @@ namespace hemo::io {
 
 class ParticleWriter {
  public:
-  /// With continue_after = s > 0 (a restarted run), the steps <= s already written are
-  /// kept in the collection and later ones removed.
-  ParticleWriter(std::string output_dir, std::string set, std::int64_t continue_after = 0);
+  /// Starts an empty collection. (Continuing one after a restart comes with cells in
+  /// checkpoints; a run with cells cannot restart yet.)
+  ParticleWriter(std::string output_dir, std::string set);
   /// Writes particles/<set>_<step>.h5 and rewrites <set>.xmf. Attributes are particle-
   /// major (values[p * components + c]) with any number of components. Returns the path.
   std::string write(std::int64_t step, double time, const std::vector<std::array<double, 3>>& positions,

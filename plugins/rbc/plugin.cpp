@@ -135,7 +135,7 @@ class Cells {
                   ",cells,haematocrit,cell_momentum_x,cell_momentum_y,cell_momentum_z,fluid_momentum_x,"
                   "fluid_momentum_y,fluid_momentum_z,mean_speed_m_s,state_checksum",
                   st.first_step);
-    if (write_cells_) writer_ = std::make_unique<io::ParticleWriter>(output_dir_, "cells", st.first_step);
+    if (write_cells_) writer_ = std::make_unique<io::ParticleWriter>(output_dir_, "cells");
   }
 
  private:
@@ -161,12 +161,10 @@ class Cells {
                                        "xyz"[a], "; use ", d));
       c = d;
     }
-    if (c * 2 > std::min({st.mesh.dims[0], st.mesh.dims[1], st.mesh.dims[2]}) &&
-        (st.mesh.periodic[0] || st.mesh.periodic[1] || st.mesh.periodic[2]))
-      for (int a = 0; a < 3; ++a)
-        if (st.mesh.periodic[a] && st.mesh.dims[a] < 3 * c)
-          throw InputError(str("rbc: the periodic box is ", st.mesh.dims[a], " voxels along ", "xyz"[a],
-                               ", fewer than three tiles of ", c, " (a cell's reach): a cell would meet its own image"));
+    for (int a = 0; a < 3; ++a)
+      if (st.mesh.periodic[a] && st.mesh.dims[a] < 3 * c)
+        throw InputError(str("rbc: the periodic box is ", st.mesh.dims[a], " voxels along ", "xyz"[a],
+                             ", fewer than three tiles of ", c, " (a cell's reach): a cell would meet its own image"));
     tiles_ = mesh::build_tile_maps(st.mesh, c);
     log::info(str("rbc: tiles of ", c, " lattice spacings (a cell reaches ", fmt_g(reach, 4), "): ", tiles_.num_mapped(),
                   " with fluid, ", tiles_.num_external, " around them, ", fmt_g(double(tiles_.bytes()) / 1e6, 3), " MB"));
@@ -312,7 +310,6 @@ class Cells {
     t.get<Real>("orientation").upload(ori);
     t.get<Real>("velocity").upload(vel);
     t.get<std::uint32_t>("id").upload(id);
-    next_id_ = n;
   }
 
   CellColumns<Real> columns() {
@@ -506,7 +503,6 @@ class Cells {
   io::SeriesCsv monitor_;
   std::unique_ptr<io::ParticleWriter> writer_;
   double cell_volume_ = 1;
-  std::size_t next_id_ = 0;
 };
 
 class RbcPlugin final : public Plugin {
