@@ -3,10 +3,12 @@
 // (host RAM, 64-byte aligned; or CUDA device memory). Move-only; copies between spaces
 // are explicit.
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -14,6 +16,17 @@
 #include "core/exec/space.hpp"
 
 namespace hemo::exec {
+
+/// The element type's name as messages and files spell it.
+template <class T>
+constexpr const char* element_type_name() {
+  if constexpr (std::is_same_v<T, float>) return "float32";
+  else if constexpr (std::is_same_v<T, double>) return "float64";
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
+  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
+  else return "other";
+}
 
 template <class T>
 class DeviceArray {

@@ -8,22 +8,8 @@
 namespace hemo {
 
 template <class T>
-std::string FieldRegistry::type_label() {
-  if constexpr (std::is_same_v<T, float>) return "float32";
-  else if constexpr (std::is_same_v<T, double>) return "float64";
-  else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
-  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
-  else return typeid(T).name();
-}
-
-template <class T>
 const char* Field<T>::type_name() const {
-  if constexpr (std::is_same_v<T, float>) return "float32";
-  else if constexpr (std::is_same_v<T, double>) return "float64";
-  else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
-  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  else return "uint8";
+  return exec::element_type_name<T>();
 }
 
 template <class T>
@@ -76,7 +62,7 @@ Field<T>& FieldRegistry::declare(const std::string& name, int components, std::u
   if (auto it = fields_.find(name); it != fields_.end()) {
     auto* existing = dynamic_cast<Field<T>*>(it->second.get());
     if (!existing || existing->components() != components || existing->count() != count) {
-      throw std::logic_error(str("field '", name, "' declared by ", owner, " as ", type_label<T>(), " x ", components,
+      throw std::logic_error(str("field '", name, "' declared by ", owner, " as ", exec::element_type_name<T>(), " x ", components,
                                  " clashes with the declaration by ", it->second->owner(), " as ",
                                  it->second->type_name(), " x ", it->second->components()));
     }
@@ -117,8 +103,7 @@ std::size_t FieldRegistry::bytes() const {
 #define HEMO_FIELD_TYPE(T)                                                                                          \
   template class Field<T>;                                                                                          \
   template Field<T>& FieldRegistry::declare<T>(const std::string&, int, std::uint32_t, std::uint32_t,              \
-                                               const std::string&, const std::string&, Quantity);                  \
-  template std::string FieldRegistry::type_label<T>();
+                                               const std::string&, const std::string&, Quantity);
 HEMO_FIELD_TYPE(float)
 HEMO_FIELD_TYPE(double)
 HEMO_FIELD_TYPE(std::uint32_t)

@@ -119,7 +119,7 @@ class FieldRegistry {
   template <class T>
   Field<T>& get(const std::string& name) {
     auto* f = dynamic_cast<Field<T>*>(&lookup(name));
-    if (!f) throw std::logic_error("field '" + name + "' is not of type " + type_label<T>());
+    if (!f) throw std::logic_error("field '" + name + "' is not of type " + exec::element_type_name<T>());
     return *f;
   }
   template <class T>
@@ -158,8 +158,6 @@ class FieldRegistry {
   }
 
  private:
-  template <class T>
-  static std::string type_label();
   template <class T>
   Field<T>& declare(const std::string& name, int components, std::uint32_t count, std::uint32_t stride,
                     const std::string& owner, const std::string& description, Quantity quantity);

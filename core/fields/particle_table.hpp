@@ -11,10 +11,8 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <span>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "core/exec/cuda_runtime.hpp"
@@ -40,8 +38,6 @@ class ParticleColumnBase {
   virtual std::size_t bytes() const = 0;
   /// The first `count` entries of component c, as stored.
   virtual std::vector<unsigned char> component_bytes(int c, std::size_t count) const = 0;
-  /// Replaces the first bytes.size() / sizeof(T) entries of component c.
-  virtual void set_component_bytes(int c, std::span<const unsigned char> bytes) = 0;
   /// New storage of `capacity` entries per component, keeping the first `keep`.
   virtual void reallocate(std::size_t capacity, std::size_t keep) = 0;
 
@@ -64,7 +60,7 @@ class ParticleColumn final : public ParticleColumnBase {
   T* data() { return data_.data(); }
   const T* data() const { return data_.data(); }
   std::size_t stride() const { return capacity_; }
-  const char* type_name() const override;
+  const char* type_name() const override { return exec::element_type_name<T>(); }
   std::size_t bytes() const override { return data_.bytes(); }
   std::vector<unsigned char> component_bytes(int c, std::size_t count) const override {
     std::vector<unsigned char> out(count * sizeof(T));
@@ -83,12 +79,6 @@ class ParticleColumn final : public ParticleColumnBase {
       throw std::length_error("particle column '" + name() + "': " + std::to_string(rows.size()) + " values for " +
                               std::to_string(data_.size()));
     data_.upload(rows);
-  }
-  void set_component_bytes(int c, std::span<const unsigned char> bytes) override {
-    if (bytes.size() > capacity_ * sizeof(T)) throw std::length_error("particle column '" + name() + "': too many entries");
-    if (bytes.empty()) return;
-    if (data_.space() == exec::Space::host) std::memcpy(component(c), bytes.data(), bytes.size());
-    else exec::cuda::copy_to_device(component(c), bytes.data(), bytes.size());
   }
   void reallocate(std::size_t capacity, std::size_t keep) override {
     exec::DeviceArray<T> grown(data_.space(), std::size_t(components()) * capacity);
@@ -138,7 +128,9 @@ class ParticleTable {
     auto it = columns_.find(column);
     if (it == columns_.end()) throw std::logic_error("particle table '" + name_ + "' has no column '" + column + "'");
     auto* c = dynamic_cast<ParticleColumn<T>*>(it->second.get());
-    if (!c) throw std::logic_error("particle column '" + column + "' is not of type " + it->second->type_name());
+    if (!c)
+      throw std::logic_error("particle column '" + column + "' holds " + it->second->type_name() + ", not " +
+                             exec::element_type_name<T>());
     return *c;
   }
   template <class T>
@@ -151,12 +143,6 @@ class ParticleTable {
     for (const auto& n : order_) out.push_back(columns_.at(n).get());
     return out;
   }
-  ParticleColumnBase& column(const std::string& name) {
-    auto it = columns_.find(name);
-    if (it == columns_.end()) throw std::logic_error("particle table '" + name_ + "' has no column '" + name + "'");
-    return *it->second;
-  }
-
   /// Capacity for at least n particles (grows by half again, at least to n), keeping the
   /// first size() entries of every column.
   void reserve(std::size_t n) {
@@ -170,11 +156,6 @@ class ParticleTable {
     reserve(n);
     size_ = n;
   }
-  std::size_t bytes() const {
-    std::size_t b = 0;
-    for (const auto& [n, c] : columns_) b += c->bytes();
-    return b;
-  }
 
  private:
   exec::Space space_;
@@ -183,14 +164,5 @@ class ParticleTable {
   std::map<std::string, std::unique_ptr<ParticleColumnBase>> columns_;
   std::vector<std::string> order_;
 };
-
-template <class T>
-const char* ParticleColumn<T>::type_name() const {
-  if constexpr (std::is_same_v<T, float>) return "float32";
-  else if constexpr (std::is_same_v<T, double>) return "float64";
-  else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
-  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  else return "bytes";
-}
 
 }  // namespace hemo

@@ -1,14 +1,12 @@
 #include "core/io/particle_writer.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <set>
 #include <stdexcept>
 
+#include "core/common/text.hpp"
 #include "core/io/hdf5_file.hpp"
 #include "core/io/json.hpp"
 
@@ -17,15 +15,6 @@ namespace hemo::io {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string shortest(double d) {
-  char buf[40];
-  for (int digits = 15; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, d);
-    if (std::strtod(buf, nullptr) == d) break;
-  }
-  return buf;
-}
 
 std::string file_stem(const std::string& set, std::int64_t step) {
   char buf[32];
@@ -43,7 +32,7 @@ std::string grid_xml(const std::string& set, std::int64_t step, double time, std
   const std::string n = std::to_string(count), file = "particles/" + file_stem(set, step) + ".h5";
   std::string x;
   x += "      <Grid Name=\"" + file_stem(set, step) + "\" GridType=\"Uniform\">\n";
-  x += "        <Time Value=\"" + shortest(time) + "\"/>\n";
+  x += "        <Time Value=\"" + fmt_round_trip(time) + "\"/>\n";
   // Polyvertex without connectivity: the points in order (count may be 0).
   x += "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" + n + "\" NodesPerElement=\"1\"/>\n";
   x += "        <Geometry GeometryType=\"XYZ\">\n";

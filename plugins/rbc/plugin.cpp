@@ -193,7 +193,7 @@ class Cells {
     std::vector<CellPlacement> cells;
     if (!file.empty()) {
       cells = read_seed_file(st, file);
-      const auto problems = placement_problems(cells, tiles_, host_model_, st.mesh.origin, st.mesh.dx);
+      const auto problems = placement_problems(cells, st.mesh, tiles_, host_model_);
       if (!problems.empty())
         throw InputError(str(st.config.where("rbc.seed_file"), ": rbc.seed_file: ", file, ": ", problems.size(),
                              " problem(s) with its ", cells.size(), " cells:\n  ", join(problems, "\n  ")));
@@ -358,10 +358,8 @@ class Cells {
     const auto x = pos.component_to_host(0, n), y = pos.component_to_host(1, n), z = pos.component_to_host(2, n);
     const auto ids = table_->get<std::uint32_t>("id").component_to_host(0, n);
     throw DivergenceError(str("rbc: ", escaped, " cell(s) left the fluid at step ", ctx.step, "; the first, id ", ids[first],
-                              ", is at (", fmt_g(mesh_->origin[0] + (double(x[first]) + 0.5) * mesh_->dx, 6), ", ",
-                              fmt_g(mesh_->origin[1] + (double(y[first]) + 0.5) * mesh_->dx, 6), ", ",
-                              fmt_g(mesh_->origin[2] + (double(z[first]) + 0.5) * mesh_->dx, 6),
-                              ") m (walls too soft for the flow: raise rbc.wall_energy, or lower the time step)"),
+                              ", is at ", describe_point(*mesh_, double(x[first]), double(y[first]), double(z[first])),
+                              " (walls too soft for the flow: raise rbc.wall_energy, or lower the time step)"),
                           ctx.step, -1);
   }
 
@@ -426,7 +424,7 @@ class Cells {
       monitor_.text(state_checksum());
       monitor_.end();
     }
-    if (ctx.snapshot_due && writer_) write_cells(ctx, rows);
+    if (ctx.snapshot_due && writer_) write_cells(ctx, rows, vel);
   }
 
   /// FNV-1a over the bytes of the cells' state (the restart-state columns, in storage
@@ -443,11 +441,11 @@ class Cells {
     return hex;
   }
 
-  template <class Rows>
-  void write_cells(StepContext& ctx, Rows& rows) {
+  template <class Rows, class Velocity>
+  void write_cells(StepContext& ctx, Rows& rows, const Velocity& vel) {
     const std::size_t n = count();
-    const auto pos = rows("position", 3), ori = rows("orientation", 4), vel = rows("velocity", 3),
-               omega = rows("angular_velocity", 3), drag = rows("drag", 6);
+    const auto pos = rows("position", 3), ori = rows("orientation", 4), omega = rows("angular_velocity", 3),
+               drag = rows("drag", 6);
     const auto ids = table_->get<std::uint32_t>("id").component_to_host(0, n);
     const double dx = mesh_->dx, dt = units_.dt;
     const double newton = units_.density * std::pow(dx, 4) / (dt * dt);
@@ -456,7 +454,7 @@ class Cells {
         w{"angular_velocity", "1/s", 3, {}}, q{"orientation", "1", 4, {}}, id{"id", "1", 1, {}},
         fd{"drag_force", "N", 3, {}};
     for (std::size_t c = 0; c < n; ++c) {
-      for (int a = 0; a < 3; ++a) x[c][a] = mesh_->origin[a] + (double(pos[a][c]) + 0.5) * dx;
+      x[c] = to_metres(*mesh_, double(pos[0][c]), double(pos[1][c]), double(pos[2][c]));
       const phys::Quaternion<double> qc{double(ori[0][c]), double(ori[1][c]), double(ori[2][c]), double(ori[3][c])};
       const V n3 = phys::symmetry_axis(qc);
       axis.values.insert(axis.values.end(), {n3.x, n3.y, n3.z});

@@ -98,19 +98,21 @@ std::vector<CellPlacement> place_at_random(const mesh::SparseMesh& mesh, const m
   return std::move(placed.cells());
 }
 
-std::vector<std::string> placement_problems(const std::vector<CellPlacement>& cells, const mesh::TileMaps& tiles,
-                                            const CellModel<double>& model, const std::array<double, 3>& origin,
-                                            double dx, std::size_t limit) {
+std::string describe_point(const mesh::SparseMesh& mesh, double x, double y, double z) {
+  const auto p = to_metres(mesh, x, y, z);
+  return str("(", fmt_g(p[0], 6), ", ", fmt_g(p[1], 6), ", ", fmt_g(p[2], 6), ") m");
+}
+
+std::vector<std::string> placement_problems(const std::vector<CellPlacement>& cells, const mesh::SparseMesh& mesh,
+                                            const mesh::TileMaps& tiles, const CellModel<double>& model,
+                                            std::size_t limit) {
   std::vector<std::string> problems;
   std::size_t more = 0;
   auto report = [&](std::string line) {
     if (problems.size() < limit) problems.push_back(std::move(line));
     else ++more;
   };
-  auto where = [&](const CellPlacement& c) {
-    return str("(", fmt_g(origin[0] + (c.position[0] + 0.5) * dx, 6), ", ", fmt_g(origin[1] + (c.position[1] + 0.5) * dx, 6),
-               ", ", fmt_g(origin[2] + (c.position[2] + 0.5) * dx, 6), ") m");
-  };
+  auto where = [&](const CellPlacement& c) { return describe_point(mesh, c.position[0], c.position[1], c.position[2]); };
   const mesh::TileView view = tiles.view();
   PlacedCells placed(tiles, model);
   for (std::size_t i = 0; i < cells.size(); ++i) {

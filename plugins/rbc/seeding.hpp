@@ -28,11 +28,17 @@ std::vector<CellPlacement> place_at_random(const mesh::SparseMesh& mesh, const m
                                            const CellModel<double>& model, std::size_t count, std::uint64_t seed,
                                            std::uint64_t tries, std::uint64_t give_up_after);
 
+/// A point in lattice units (node (i, j, k) at (i, j, k)) in the case's coordinates, m.
+inline std::array<double, 3> to_metres(const mesh::SparseMesh& mesh, double x, double y, double z) {
+  return {mesh.origin[0] + (x + 0.5) * mesh.dx, mesh.origin[1] + (y + 0.5) * mesh.dx, mesh.origin[2] + (z + 0.5) * mesh.dx};
+}
+/// "(x, y, z) m", for messages.
+std::string describe_point(const mesh::SparseMesh& mesh, double x, double y, double z);
+
 /// Everything wrong with a set of placements, one line each (at most `limit` lines, then
 /// a count of the rest): overlapping pairs, centres outside the fluid, walls too close.
-/// `to_metres` turns a lattice position into the user's coordinates for the messages.
-std::vector<std::string> placement_problems(const std::vector<CellPlacement>& cells, const mesh::TileMaps& tiles,
-                                            const CellModel<double>& model,
-                                            const std::array<double, 3>& origin, double dx, std::size_t limit = 10);
+std::vector<std::string> placement_problems(const std::vector<CellPlacement>& cells, const mesh::SparseMesh& mesh,
+                                            const mesh::TileMaps& tiles, const CellModel<double>& model,
+                                            std::size_t limit = 10);
 
 }  // namespace hemo::rbc

@@ -11,24 +11,19 @@
 
 #include "core/exec/device_array.hpp"
 #include "core/exec/primitives.hpp"
+#include "tests/primitive_inputs.hpp"
 
 using hemo::exec::DeviceArray;
 using hemo::exec::Space;
 using hemo::exec::Workspace;
 using u32 = std::uint32_t;
+using hemo::test::random_masks;
+using hemo::test::random_u32;
 
 namespace {
 
 // 0, 1 and 2; one CUB tile and a few; and several million (many tiles, grid-stride loops).
 const std::size_t sizes[] = {0, 1, 2, 1000, 100003, 3000017};
-
-std::vector<u32> random_u32(std::size_t n, u32 lo, u32 hi, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<u32> pick(lo, hi);
-  std::vector<u32> v(n);
-  for (u32& x : v) x = pick(rng);
-  return v;
-}
 
 template <class T>
 DeviceArray<T> on_gpu(const std::vector<T>& host) {
@@ -64,16 +59,7 @@ TEST_CASE("gpu primitives: compact equals the host's (all, none, random masks)")
   Workspace gpu(Space::cuda), cpu(Space::host);
   std::mt19937_64 rng(42);
   for (const std::size_t n : sizes) {
-    std::vector<std::vector<std::uint8_t>> masks;
-    masks.emplace_back(n, std::uint8_t{1});
-    masks.emplace_back(n, std::uint8_t{0});
-    for (const double p : {0.5, 0.001, 0.999}) {
-      std::bernoulli_distribution set(p);
-      std::uniform_int_distribution<int> value(1, 255);
-      std::vector<std::uint8_t> m(n);
-      for (auto& x : m) x = set(rng) ? static_cast<std::uint8_t>(value(rng)) : 0;
-      masks.push_back(std::move(m));
-    }
+    const auto masks = random_masks(n, rng, {0.5, 0.001, 0.999});
     for (std::size_t which = 0; which < masks.size(); ++which) {
       CAPTURE(n);
       CAPTURE(which);

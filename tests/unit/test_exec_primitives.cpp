@@ -12,22 +12,17 @@
 #include <vector>
 
 #include "core/exec/primitives.hpp"
+#include "tests/primitive_inputs.hpp"
 
 using hemo::exec::Space;
 using hemo::exec::Workspace;
 using u32 = std::uint32_t;
+using hemo::test::random_masks;
+using hemo::test::random_u32;
 
 namespace {
 
 const std::size_t sizes[] = {0, 1, 2, 1000, 100003};
-
-std::vector<u32> random_u32(std::size_t n, u32 lo, u32 hi, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<u32> pick(lo, hi);
-  std::vector<u32> v(n);
-  for (u32& x : v) x = pick(rng);
-  return v;
-}
 
 std::vector<u32> brute_exclusive_scan(const std::vector<u32>& in, u32& total) {
   std::vector<u32> out(in.size());
@@ -89,17 +84,7 @@ TEST_CASE("exec primitives: compact lists the set mask entries in order (all, no
   std::mt19937_64 rng(42);
   for (const std::size_t n : sizes) {
     CAPTURE(n);
-    std::vector<std::vector<std::uint8_t>> masks;
-    masks.emplace_back(n, std::uint8_t{1});    // all
-    masks.emplace_back(n, std::uint8_t{0});    // none
-    masks.emplace_back(n, std::uint8_t{255});  // all, any non-zero value counts
-    for (const double p : {0.5, 0.01, 0.99}) {
-      std::bernoulli_distribution set(p);
-      std::uniform_int_distribution<int> value(1, 255);
-      std::vector<std::uint8_t> m(n);
-      for (auto& x : m) x = set(rng) ? static_cast<std::uint8_t>(value(rng)) : 0;
-      masks.push_back(std::move(m));
-    }
+    const auto masks = random_masks(n, rng, {0.5, 0.01, 0.99});
     for (std::size_t which = 0; which < masks.size(); ++which) {
       CAPTURE(which);
       const auto& mask = masks[which];
