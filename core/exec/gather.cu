@@ -4,3 +4,4 @@
 
 HEMO_INSTANTIATE_CUDA(hemo::exec::GatherRows<float>);
 HEMO_INSTANTIATE_CUDA(hemo::exec::GatherRows<double>);
+HEMO_INSTANTIATE_CUDA(hemo::exec::GatherRows<std::uint32_t>);

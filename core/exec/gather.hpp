@@ -1,7 +1,9 @@
 #pragma once
-// Packing node values for a halo exchange: rows (populations, components) of chosen nodes
-// into one contiguous buffer. A functor for exec::for_each like any kernel, so the one
-// definition runs on both backends (gather.cpp and gather.cu instantiate it).
+// Gathering rows of chosen entries: node values packed for a halo exchange (rows are
+// populations or components, packed into one contiguous buffer), and particle columns
+// permuted into a new order (ParticleTable::permute, rows of the table's capacity). A
+// functor for exec::for_each like any kernel, so the one definition runs on both
+// backends (gather.cpp and gather.cu instantiate it).
 #include <cstddef>
 #include <cstdint>
 
@@ -17,8 +19,9 @@ struct RowList {
 };
 
 /// For t = r * count + i (r < rows.count, i < count):
-///   out[t] = src[rows.row[r] * stride + index[i]].
-/// Run over [0, rows.count * count). `src`, `index` and `out` live in the run's memory.
+///   out[r * out_stride + i] = src[rows.row[r] * stride + index[i]]   (out_stride 0: count,
+/// the rows packed back to back). Run over [0, rows.count * count). `src`, `index` and
+/// `out` live in the run's memory; `out` must not overlap `src`.
 template <class T>
 struct GatherRows {
   const T* src;
@@ -27,9 +30,10 @@ struct GatherRows {
   const std::uint32_t* index;
   std::uint32_t count;
   T* out;
+  std::size_t out_stride = 0;
   HEMO_HD void operator()(std::uint32_t t) const {
     const std::uint32_t r = t / count, i = t % count;
-    out[t] = src[std::size_t(rows.row[r]) * stride + index[i]];
+    out[std::size_t(r) * (out_stride ? out_stride : count) + i] = src[std::size_t(rows.row[r]) * stride + index[i]];
   }
 };
 

@@ -4,19 +4,24 @@
 // beside the fixed-count node fields of FieldRegistry. Every column holds `components`
 // rows of `capacity()` entries (component-major, like a node field's rows of `stride`);
 // the first size() entries of each row are the particles. Growing reallocates every
-// column, keeping the first size() entries, so kernels take the column pointers anew
-// each step. Capacity grows by half again when exceeded and never shrinks.
+// column, keeping the first size() entries, and permuting (particles sorted into tiles,
+// leaving ones moved to the end) swaps each column with a spare of the same size, so
+// kernels take the column pointers anew each step. Capacity grows by half again when
+// exceeded and never shrinks.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/exec/cuda_runtime.hpp"
 #include "core/exec/device_array.hpp"
+#include "core/exec/for_each.hpp"
+#include "core/exec/gather.hpp"
 
 namespace hemo {
 
@@ -38,8 +43,14 @@ class ParticleColumnBase {
   virtual std::size_t bytes() const = 0;
   /// The first `count` entries of component c, as stored.
   virtual std::vector<unsigned char> component_bytes(int c, std::size_t count) const = 0;
+  /// Replaces the first bytes.size() / (bytes of one entry) entries of component c with
+  /// `bytes` as stored: a checkpoint restored. More than capacity() entries is an error.
+  virtual void set_component_bytes(int c, std::span<const unsigned char> bytes) = 0;
   /// New storage of `capacity` entries per component, keeping the first `keep`.
   virtual void reallocate(std::size_t capacity, std::size_t keep) = 0;
+  /// Entry i of every component becomes the old entry order[i], for i < n (`order` in
+  /// the column's memory, a permutation of [0, n) or a selection from [0, size)).
+  virtual void permute(const std::uint32_t* order, std::size_t n) = 0;
 
  private:
   std::string name_, description_;
@@ -67,6 +78,25 @@ class ParticleColumn final : public ParticleColumnBase {
     copy_out(component(c), out.data(), out.size());
     return out;
   }
+  void set_component_bytes(int c, std::span<const unsigned char> bytes) override {
+    if (bytes.size() % sizeof(T) != 0 || bytes.size() > capacity_ * sizeof(T))
+      throw std::length_error("particle column '" + name() + "': " + std::to_string(bytes.size()) + " bytes for " +
+                              std::to_string(capacity_) + " entries of " + std::to_string(sizeof(T)));
+    if (bytes.empty()) return;
+    if (data_.space() == exec::Space::host) std::memcpy(component(c), bytes.data(), bytes.size());
+    else exec::cuda::copy_to_device(component(c), bytes.data(), bytes.size());
+  }
+  /// Writes entries [first, first + count) of every component from `rows` (component c's
+  /// at rows[c * count, (c + 1) * count)): new particles appended.
+  void set_entries(std::size_t first, std::size_t count, const std::vector<T>& rows) {
+    if (rows.size() != count * std::size_t(components()) || first + count > capacity_)
+      throw std::length_error("particle column '" + name() + "': " + std::to_string(rows.size()) + " values for entries " +
+                              std::to_string(first) + " + " + std::to_string(count) + " of " + std::to_string(capacity_));
+    for (int c = 0; c < components() && count > 0; ++c) {
+      if (data_.space() == exec::Space::host) std::memcpy(component(c) + first, rows.data() + c * count, count * sizeof(T));
+      else exec::cuda::copy_to_device(component(c) + first, rows.data() + c * count, count * sizeof(T));
+    }
+  }
   /// The first `count` entries of component c on the host.
   std::vector<T> component_to_host(int c, std::size_t count) const {
     std::vector<T> out(count);
@@ -90,7 +120,21 @@ class ParticleColumn final : public ParticleColumnBase {
       else exec::cuda::copy_on_device(to, component(c), n);
     }
     data_ = std::move(grown);
+    spare_ = exec::DeviceArray<T>();
     capacity_ = capacity;
+  }
+  void permute(const std::uint32_t* order, std::size_t n) override {
+    if (n == 0) return;
+    if (spare_.size() != data_.size()) {
+      spare_ = exec::DeviceArray<T>(data_.space(), data_.size());
+      spare_.zero();
+    }
+    exec::RowList rows;
+    for (int c = 0; c < components(); ++c) rows.add(c);
+    exec::for_each(data_.space(), {0, std::uint32_t(n * std::size_t(components()))},
+                   exec::GatherRows<T>{data_.data(), capacity_, rows, order, std::uint32_t(n), spare_.data(), capacity_},
+                   "particle_column_permute");
+    data_.swap(spare_);
   }
 
  private:
@@ -101,6 +145,7 @@ class ParticleColumn final : public ParticleColumnBase {
   }
   std::size_t capacity_;
   exec::DeviceArray<T> data_;
+  exec::DeviceArray<T> spare_;  // the other half of permute's double buffer (empty until then)
 };
 
 class ParticleTable {
@@ -137,6 +182,12 @@ class ParticleTable {
   const ParticleColumn<T>& get(const std::string& column) const {
     return const_cast<ParticleTable*>(this)->get<T>(column);
   }
+  /// A column of any type, by name (a checkpoint restored fills it by its bytes).
+  ParticleColumnBase& column(const std::string& name) {
+    auto it = columns_.find(name);
+    if (it == columns_.end()) throw std::logic_error("particle table '" + name_ + "' has no column '" + name + "'");
+    return *it->second;
+  }
   /// The columns in the order they were added.
   std::vector<const ParticleColumnBase*> columns() const {
     std::vector<const ParticleColumnBase*> out;
@@ -157,12 +208,39 @@ class ParticleTable {
     size_ = n;
   }
 
+  /// A scalar of the owner's that a restart needs to continue bitwise (rbc: the size its
+  /// cells were placed at, from which every step's size follows), carried through
+  /// checkpoints as an HDF5 attribute of the table's group. The owner binds a double it
+  /// keeps and updates as it likes: a checkpoint writes its value at that moment, and a
+  /// restart sets it after every plugin's initialise(), before the first step (bound in
+  /// initialise at the latest). The double must outlive the run's time loop (a member of
+  /// the plugin); binding a name again rebinds it.
+  void bind_restart_value(const std::string& name, double& value) {
+    if (name.empty() || name == "count" || name == "owner" || name.find('/') != std::string::npos)
+      throw std::logic_error("particle table '" + name_ + "': restart value name '" + name +
+                             "' is empty, taken by the checkpoint ('count', 'owner') or has '/'");
+    restart_values_[name] = &value;
+  }
+  /// The bound restart values, by name.
+  const std::map<std::string, double*>& restart_values() const { return restart_values_; }
+  /// Particle i becomes the old particle order[i], for i < n, in every column but those
+  /// named in `keep` (e.g. the sort's own keys, already in the new order); then n
+  /// particles. `order` lives in the table's memory: a permutation of [0, size()), or
+  /// with n < size() the particles to keep (the rest are dropped).
+  void permute(const std::uint32_t* order, std::size_t n, const std::vector<std::string>& keep = {}) {
+    if (n > size_) throw std::logic_error("particle table '" + name_ + "': permute to more particles than it holds");
+    for (auto& [name, c] : columns_)
+      if (std::find(keep.begin(), keep.end(), name) == keep.end()) c->permute(order, n);
+    size_ = n;
+  }
+
  private:
   exec::Space space_;
   std::string name_, owner_;
   std::size_t capacity_, size_ = 0;
   std::map<std::string, std::unique_ptr<ParticleColumnBase>> columns_;
   std::vector<std::string> order_;
+  std::map<std::string, double*> restart_values_;
 };
 
 }  // namespace hemo

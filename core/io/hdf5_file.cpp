@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/common/error.hpp"
+#include "core/common/text.hpp"
 
 namespace hemo::io::hdf5 {
 
@@ -166,32 +167,51 @@ Input::~Input() {
 
 void Input::fail(const std::string& what) const { throw InputError(path_ + ": " + what); }
 
-void Input::numbers(const char* name, hid_t mem_type, std::size_t n, void* out) const {
-  if (H5Aexists(file_, name) <= 0) fail(std::string("no attribute '") + name + "': not " + kind_);
-  Handle attr(H5Aopen(file_, name, H5P_DEFAULT), H5Aclose);
-  Handle space(attr.ok() ? H5Aget_space(attr.get()) : H5I_INVALID_HID, H5Sclose);
-  Handle type(attr.ok() ? H5Aget_type(attr.get()) : H5I_INVALID_HID, H5Tclose);
-  if (!space.ok() || !type.ok()) fail(std::string("cannot open attribute '") + name + "'" + reason());
-  const H5T_class_t cls = H5Tget_class(type.get());
-  if (cls != H5T_INTEGER && cls != H5T_FLOAT) fail(std::string("attribute '") + name + "' is not numeric");
-  const hssize_t count = H5Sget_simple_extent_npoints(space.get());
-  if (count != hssize_t(n))
-    fail(std::string("attribute '") + name + "' has " + std::to_string(count) + " value(s), expected " +
-         std::to_string(n));
-  if (H5Aread(attr.get(), mem_type, out) < 0) fail(std::string("cannot read attribute '") + name + "'" + reason());
+std::string Input::attribute_label(const std::string& object, const char* name) {
+  return object == "/" ? str("'", name, "'") : str("'", name, "' of /", object);
 }
 
-std::string Input::text(const char* name) const {
-  if (H5Aexists(file_, name) <= 0) fail(std::string("no attribute '") + name + "': not " + kind_);
-  Handle attr(H5Aopen(file_, name, H5P_DEFAULT), H5Aclose);
-  Handle type(attr.ok() ? H5Aget_type(attr.get()) : H5I_INVALID_HID, H5Tclose);
-  if (!type.ok() || H5Tget_class(type.get()) != H5T_STRING) fail(std::string("attribute '") + name + "' is not a string");
+hid_t Input::open_attribute(const std::string& object, const char* name) const {
+  const bool root = object == "/";
+  if (!root && !has_dataset(object)) fail("no group or dataset /" + object + ": not " + kind_);
+  if (H5Aexists_by_name(file_, object.c_str(), name, H5P_DEFAULT) <= 0)
+    fail("no attribute " + attribute_label(object, name) + (root ? ": not " + kind_ : std::string()));
+  const hid_t attr = H5Aopen_by_name(file_, object.c_str(), name, H5P_DEFAULT, H5P_DEFAULT);
+  if (attr < 0) fail("cannot open attribute " + attribute_label(object, name) + reason());
+  return attr;
+}
+
+void Input::numbers(const char* name, hid_t mem_type, std::size_t n, void* out) const {
+  numbers_of("/", name, mem_type, n, out);
+}
+
+void Input::numbers_of(const std::string& object, const char* name, hid_t mem_type, std::size_t n, void* out) const {
+  const std::string label = attribute_label(object, name);
+  Handle attr(open_attribute(object, name), H5Aclose);
+  Handle space(H5Aget_space(attr.get()), H5Sclose);
+  Handle type(H5Aget_type(attr.get()), H5Tclose);
+  if (!space.ok() || !type.ok()) fail("cannot open attribute " + label + reason());
+  const H5T_class_t cls = H5Tget_class(type.get());
+  if (cls != H5T_INTEGER && cls != H5T_FLOAT) fail("attribute " + label + " is not numeric");
+  const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+  if (count != hssize_t(n))
+    fail("attribute " + label + " has " + std::to_string(count) + " value(s), expected " + std::to_string(n));
+  if (H5Aread(attr.get(), mem_type, out) < 0) fail("cannot read attribute " + label + reason());
+}
+
+std::string Input::text(const char* name) const { return text_of("/", name); }
+
+std::string Input::text_of(const std::string& object, const char* name) const {
+  const std::string label = attribute_label(object, name);
+  Handle attr(open_attribute(object, name), H5Aclose);
+  Handle type(H5Aget_type(attr.get()), H5Tclose);
+  if (!type.ok() || H5Tget_class(type.get()) != H5T_STRING) fail("attribute " + label + " is not a string");
   Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
   if (H5Tis_variable_str(type.get()) > 0) {
     H5Tset_size(mem.get(), H5T_VARIABLE);
     H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
     char* p = nullptr;
-    if (H5Aread(attr.get(), mem.get(), &p) < 0) fail(std::string("cannot read attribute '") + name + "'" + reason());
+    if (H5Aread(attr.get(), mem.get(), &p) < 0) fail("cannot read attribute " + label + reason());
     std::string s = p ? p : "";
     H5free_memory(p);
     return s;
@@ -199,9 +219,39 @@ std::string Input::text(const char* name) const {
   const std::size_t size = H5Tget_size(type.get());
   std::string s(size, '\0');
   H5Tset_size(mem.get(), size);
-  if (H5Aread(attr.get(), mem.get(), s.data()) < 0) fail(std::string("cannot read attribute '") + name + "'" + reason());
+  if (H5Aread(attr.get(), mem.get(), s.data()) < 0) fail("cannot read attribute " + label + reason());
   s.resize(std::strlen(s.c_str()));
   return s;
+}
+
+std::vector<std::string> Input::attribute_names(const std::string& object) const {
+  Handle obj(H5Oopen(file_, object.c_str(), H5P_DEFAULT), H5Oclose);
+  std::vector<std::string> names;
+  const auto collect = [](hid_t, const char* name, const H5A_info_t*, void* out) -> herr_t {
+    static_cast<std::vector<std::string>*>(out)->push_back(name);
+    return 0;
+  };
+  if (!obj.ok() || H5Aiterate2(obj.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect, &names) < 0)
+    fail("cannot list the attributes of /" + object + reason());
+  return names;
+}
+
+std::vector<std::string> Input::members(const std::string& group) const {
+  std::vector<std::string> names;
+  if (group != "/" && !has_dataset(group)) return names;
+  Handle g(H5Gopen2(file_, group.c_str(), H5P_DEFAULT), H5Gclose);
+  H5G_info_t info{};
+  if (!g.ok() || H5Gget_info(g.get(), &info) < 0) fail("cannot open group /" + group + reason());
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    const ssize_t length = H5Lget_name_by_idx(g.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+    std::string name(length < 0 ? 0 : std::size_t(length) + 1, '\0');
+    if (length < 0 ||
+        H5Lget_name_by_idx(g.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT) < 0)
+      fail("cannot list group /" + group + reason());
+    name.resize(std::size_t(length));
+    names.push_back(name);
+  }
+  return names;
 }
 
 bool Input::has_dataset(const std::string& name) const {

@@ -108,6 +108,14 @@ class Input {
   void numbers(const char* name, hid_t mem_type, std::size_t n, void* out) const;
   /// A string attribute of the root group (fixed or variable length).
   std::string text(const char* name) const;
+  /// The same for an attribute of the group or dataset at `object` ("particles/cells").
+  void numbers_of(const std::string& object, const char* name, hid_t mem_type, std::size_t n, void* out) const;
+  std::string text_of(const std::string& object, const char* name) const;
+  /// The names of the attributes of the group or dataset at `object`, by name.
+  std::vector<std::string> attribute_names(const std::string& object) const;
+  /// The names of the members of the group at `group`, by name; none if it is absent.
+  std::vector<std::string> members(const std::string& group) const;
+  /// Whether the file has a dataset or group at `name` ("fields/f").
   bool has_dataset(const std::string& name) const;
   /// The dataset's dimensions and the class and size of its values (fails if absent).
   struct Shape {
@@ -124,6 +132,11 @@ class Input {
                 void* out) const;
 
  private:
+  /// The attribute `name` of `object` ("/": the root), opened; fails naming `what`.
+  hid_t open_attribute(const std::string& object, const char* name) const;
+  /// "'step'" for the root's attributes, "'count' of /particles/cells" for another's.
+  static std::string attribute_label(const std::string& object, const char* name);
+
   std::string path_, kind_;
   hid_t file_ = H5I_INVALID_HID;
 };

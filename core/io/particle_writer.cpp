@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <stdexcept>
 
@@ -52,13 +55,53 @@ std::string grid_xml(const std::string& set, std::int64_t step, double time, std
 
 }  // namespace
 
-ParticleWriter::ParticleWriter(std::string output_dir, std::string set)
+ParticleWriter::ParticleWriter(std::string output_dir, std::string set, std::int64_t continue_after)
     : dir_(std::move(output_dir)), set_(std::move(set)) {
   if (set_.empty() || set_.find_first_of("/\\ ") != std::string::npos)
     throw std::invalid_argument("ParticleWriter: invalid set name \"" + set_ + "\"");
   std::error_code ec;
   fs::create_directories(fs::path(dir_) / "particles", ec);
   if (ec) throw std::runtime_error("cannot create directory " + (fs::path(dir_) / "particles").string() + ": " + ec.message());
+  if (continue_after > 0) {
+    adopt_earlier_steps(continue_after);
+    write_collection();
+  }
+}
+
+void ParticleWriter::continue_series(const std::string& output_dir, const std::string& set,
+                                     std::int64_t continue_after) {
+  std::error_code ec;
+  if (!fs::exists(fs::path(output_dir) / (set + ".xmf"), ec)) return;
+  const ParticleWriter continued(output_dir, set, continue_after);
+}
+
+void ParticleWriter::adopt_earlier_steps(std::int64_t continue_after) {
+  // The stopped run's future is recomputed by this one: its snapshots go.
+  std::error_code ec;
+  const std::string prefix = set_ + "_";
+  for (const auto& entry : fs::directory_iterator(fs::path(dir_) / "particles", ec)) {
+    const std::string name = entry.path().filename().string();
+    long long step = -1;
+    if (name.rfind(prefix, 0) == 0 && std::sscanf(name.c_str() + prefix.size(), "%lld", &step) == 1 &&
+        step > continue_after)
+      fs::remove(entry.path(), ec);
+  }
+  // The grids of the earlier steps whose files are there, verbatim from the collection
+  // (so it reads as the uninterrupted run's).
+  std::ifstream in(fs::path(dir_) / (set_ + ".xmf"));
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string open = "      <Grid Name=\"" + prefix, close = "      </Grid>\n", time = "<Time Value=\"";
+  for (std::size_t at = xml.find(open); at != std::string::npos; at = xml.find(open, at + 1)) {
+    const std::size_t end = xml.find(close, at), t = xml.find(time, at);
+    long long step = -1;
+    if (end == std::string::npos || t == std::string::npos || t > end ||
+        std::sscanf(xml.c_str() + at + open.size(), "%lld", &step) != 1 || step < 0 || step > continue_after ||
+        !fs::exists(fs::path(dir_) / "particles" / (file_stem(set_, step) + ".h5"), ec))
+      continue;
+    written_.push_back({step, std::strtod(xml.c_str() + t + time.size(), nullptr),
+                        xml.substr(at, end + close.size() - at)});
+  }
+  std::sort(written_.begin(), written_.end(), [](const Written& a, const Written& b) { return a.step < b.step; });
 }
 
 std::string ParticleWriter::write(std::int64_t step, double time, const std::vector<std::array<double, 3>>& positions,

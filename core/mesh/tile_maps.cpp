@@ -94,6 +94,24 @@ std::size_t TileMaps::bytes() const {
          neighbours.size() * sizeof(std::int32_t) + nodes.size() * sizeof(std::int32_t);
 }
 
+std::vector<std::uint8_t> TileMaps::near_gaps() const {
+  const std::uint32_t n = num_mapped();
+  const std::int64_t volume = tile_volume();
+  std::vector<std::uint8_t> gap(n, 0), out(n, 0);
+  for (std::uint32_t t = 0; t < n; ++t)
+    gap[t] = std::any_of(nodes.begin() + std::int64_t(t) * volume, nodes.begin() + std::int64_t(t + 1) * volume,
+                         [](std::int32_t node) { return node < 0; });
+  for (std::uint32_t t = 0; t < n; ++t) {
+    bool near = gap[t];
+    for (int s = 0; s < num_offsets && !near; ++s) {
+      const std::int32_t nb = neighbours[std::size_t(t) * num_offsets + s];
+      near = nb < 0 || std::uint32_t(nb) >= n || gap[std::size_t(nb)];
+    }
+    out[t] = near;
+  }
+  return out;
+}
+
 TileView TileMaps::view() const {
   TileView v;
   v.coord = coord.data();

@@ -24,7 +24,7 @@
 namespace hemo {
 
 /// Bumped whenever this header, or a type it exposes, changes layout or meaning.
-inline constexpr int plugin_abi_version = 7;
+inline constexpr int plugin_abi_version = 8;
 
 /// A velocity a plugin imposes, for the Mach and Reynolds numbers, with the length that
 /// goes with it where the plugin knows one (a velocity inlet: its diameter). When this
@@ -72,8 +72,11 @@ struct SetupStage {
   HaloExchange& halo;
   /// 0 for a fresh run; the checkpoint's step for a run restarted with --restart (its
   /// first step is first_step + 1). The fields that carry state (FieldBase::
-  /// restart_state) are restored after initialise(); a plugin's monitor files continue
-  /// their rows from this step (io::SeriesCsv, core/io/series_csv.hpp).
+  /// restart_state) are restored after initialise(), and so are the particle tables:
+  /// resized to the checkpoint's rows, their restart-state and `id` columns filled, their
+  /// bound restart values set (ParticleTable::bind_restart_value), so a plugin leaves its
+  /// tables empty on a restart. A plugin's monitor files continue their rows from this
+  /// step (io::SeriesCsv, core/io/series_csv.hpp).
   std::int64_t first_step = 0;
 };
 

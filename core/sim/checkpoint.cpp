@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <span>
 #include <sstream>
@@ -20,7 +21,10 @@ namespace hemo {
 
 namespace {
 
-constexpr int format_version = 1;
+// 1: node fields only. 2: and the particle tables (/particles); a checkpoint of version
+// 1 reads as one without particle tables.
+constexpr int format_version = 2;
+constexpr int oldest_format_read = 1;
 constexpr const char* kind = "a hemoflow checkpoint";
 
 /// The restart-state fields, by name (the registry's order is by name too).
@@ -38,14 +42,42 @@ struct Storage {
   std::size_t bytes;
 };
 
-Storage storage_of(const FieldBase& f) {
-  const std::string t = f.type_name();
+/// `what` names the array for the error: "field 'f'".
+Storage storage_of_type(const std::string& t, const std::string& what) {
   if (t == "float32") return {H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 4};
   if (t == "float64") return {H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 8};
   if (t == "uint32") return {H5T_STD_U32LE, H5T_NATIVE_UINT32, 4};
   if (t == "int32") return {H5T_STD_I32LE, H5T_NATIVE_INT32, 4};
   if (t == "uint8") return {H5T_STD_U8LE, H5T_NATIVE_UINT8, 1};
-  throw std::logic_error("checkpoint: no HDF5 type for field '" + f.name() + "' of type " + t);
+  throw std::logic_error("checkpoint: no HDF5 type for " + what + " of type " + t);
+}
+
+Storage storage_of(const FieldBase& f) { return storage_of_type(f.type_name(), "field '" + f.name() + "'"); }
+
+Storage storage_of(const ParticleTable& t, const ParticleColumnBase& c) {
+  return storage_of_type(c.type_name(), "column '" + c.name() + "' of particle table '" + t.name() + "'");
+}
+
+/// Whether stored values of this class and size are a column's or field's type.
+bool same_type(const io::hdf5::Input::Shape& s, const std::string& type_name, std::size_t bytes) {
+  const bool floating = type_name.rfind("float", 0) == 0;
+  return s.type_size == bytes && (s.type_class == H5T_FLOAT) == floating &&
+         (floating || s.type_class == H5T_INTEGER);
+}
+
+/// "32-bit floating point" or "8-bit integers": how a dataset's values are stored.
+std::string stored_type(const io::hdf5::Input::Shape& s) {
+  return str(s.type_size * 8, "-bit ", s.type_class == H5T_FLOAT ? "floating point" : "integers");
+}
+
+/// The columns of a particle table that a checkpoint holds: the restart-state ones and
+/// `id` (it names each row, so rows gathered from many ranks stay identifiable), in the
+/// table's order.
+std::vector<const ParticleColumnBase*> checkpoint_columns(const ParticleTable& t) {
+  std::vector<const ParticleColumnBase*> out;
+  for (const ParticleColumnBase* c : t.columns())
+    if (c->restart_state() || c->name() == "id") out.push_back(c);
+  return out;
 }
 
 /// The process dies (SIGKILL, nothing flushed) in the middle of its n-th checkpoint when
@@ -83,6 +115,140 @@ CheckpointInfo decode(const std::string& s) {
   std::getline(in, c.written_by);
   std::getline(in, c.case_file);
   return c;
+}
+
+/// /particles/<table>: every particle table's count, bound restart values and
+/// checkpoint columns, each a (components, N) array in the column's type, the rows of
+/// every rank in rank order (one rank today: the table's rows as they are). `out` is
+/// rank 0's file (null on the other ranks). A collective.
+void write_particle_tables(io::hdf5::Output* out, const FieldRegistry& fields, comm::Communicator& comm) {
+  const bool root = out != nullptr;
+  if (root) out->group("particles");
+  for (const ParticleTable* t : fields.particle_tables()) {
+    const std::string group = "particles/" + t->name();
+    const std::vector<std::uint64_t> mine_count{t->size()};
+    const std::vector<std::uint64_t> counts = comm.gather(std::span<const std::uint64_t>(mine_count), 0);
+    std::uint64_t total = 0;
+    for (const std::uint64_t c : counts) total += c;
+    if (root) {
+      out->group(group);
+      io::hdf5::Handle g(H5Gopen2(out->root(), group.c_str(), H5P_DEFAULT), H5Gclose);
+      if (!g.ok()) throw std::runtime_error("HDF5 error writing " + out->path() + ": cannot open group /" + group);
+      const unsigned long long count = total;
+      out->attribute(g.get(), "count", H5T_STD_U64LE, H5T_NATIVE_ULLONG, 1, &count);
+      out->string_attribute(g.get(), "owner", t->owner());
+      for (const auto& [name, value] : t->restart_values())
+        out->attribute(g.get(), name.c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, value);
+    }
+    for (const ParticleColumnBase* c : checkpoint_columns(*t)) {
+      const Storage storage = storage_of(*t, *c);
+      hid_t table = H5I_INVALID_HID;
+      if (root) table = out->table(group + "/" + c->name(), storage.file, hsize_t(c->components()), total);
+      for (int r = 0; r < c->components(); ++r) {
+        const std::vector<unsigned char> mine = c->component_bytes(r, t->size());
+        const std::vector<unsigned char> all = comm.gather(std::span<const unsigned char>(mine), 0);
+        if (root) out->write_row(table, storage.memory, hsize_t(r), total, all.data());
+      }
+    }
+  }
+}
+
+/// Rank 0: the table's checkpoint columns are in the file with its type, components and
+/// `count` rows, and the file holds no other column of it.
+void check_table_columns(const io::hdf5::Input& in, const ParticleTable& t, std::uint64_t count) {
+  const std::string table = "particle table '" + t.name() + "'", group = "particles/" + t.name();
+  std::vector<std::string> expected;
+  for (const ParticleColumnBase* c : checkpoint_columns(t)) {
+    expected.push_back(c->name());
+    const std::string name = group + "/" + c->name();
+    const std::string want = str(c->type_name(), " x ", c->components(), " components of ", count, " rows");
+    if (!in.has_dataset(name))
+      in.fail(str(table, " has no column '", c->name(), "' (", t.owner(), " keeps it through restarts, ", want,
+                  "): the checkpoint was written by another version of ", t.owner()));
+    const io::hdf5::Input::Shape s = in.shape(name);
+    if (s.dims.size() == 2 && s.dims[0] == hsize_t(c->components()) && s.dims[1] == count &&
+        same_type(s, c->type_name(), storage_of(t, *c).bytes))
+      continue;
+    const std::string found = s.dims.size() == 2
+                                  ? str(stored_type(s), " x ", s.dims[0], " components of ", s.dims[1], " rows")
+                                  : str(stored_type(s), " in ", s.dims.size(), " dimension(s)");
+    in.fail(str(table, ", column '", c->name(), "': the checkpoint has ", found, ", this run expects ", want,
+                " (another precision or version of ", t.owner(), ")"));
+  }
+  for (const std::string& c : in.members(group))
+    if (std::find(expected.begin(), expected.end(), c) == expected.end())
+      in.fail(str("the checkpoint holds column '", c, "' of ", table, ", which ", t.owner(),
+                  " does not keep through restarts in this run: it was written by another version of ", t.owner()));
+}
+
+/// Rank 0: the table's group has an attribute for every restart value bound, and no
+/// other beside count and owner.
+void check_table_values(const io::hdf5::Input& in, const ParticleTable& t) {
+  const std::string table = "particle table '" + t.name() + "'", group = "particles/" + t.name();
+  const std::map<std::string, double*>& values = t.restart_values();
+  const std::vector<std::string> attributes = in.attribute_names(group);
+  for (const auto& [name, value] : values)
+    if (std::find(attributes.begin(), attributes.end(), name) == attributes.end())
+      in.fail(str(table, " has no value '", name, "' (a float64 attribute of /", group, "), which ", t.owner(),
+                  " keeps through restarts: the checkpoint was written by another version of ", t.owner()));
+  for (const std::string& a : attributes)
+    if (a != "count" && a != "owner" && !values.count(a))
+      in.fail(str("the checkpoint holds value '", a, "' of ", table, " (an attribute of /", group, "), which ",
+                  t.owner(), " does not keep through restarts in this run: it was written by another version of ",
+                  t.owner()));
+}
+
+/// Rank 0: the checkpoint holds exactly this run's particle tables, each with its
+/// checkpoint columns and its bound restart values; InputError naming the file and
+/// saying what differs otherwise. Returns each table's count of rows.
+std::map<std::string, std::uint64_t> check_particle_tables(const io::hdf5::Input& in, const FieldRegistry& fields) {
+  const std::vector<std::string> stored = in.members("particles");  // none in format 1
+  const std::vector<const ParticleTable*> tables = fields.particle_tables();
+  std::map<std::string, std::uint64_t> counts;
+  for (const ParticleTable* t : tables) {
+    if (std::find(stored.begin(), stored.end(), t->name()) == stored.end())
+      in.fail(str("the checkpoint holds no particle table '", t->name(), "', which plugin ", t->owner(),
+                  " of this run declares: it was written by a run without ", t->owner(), "; continue it without \"",
+                  t->owner(), "\" in run.plugins, or run this case from the start"));
+    unsigned long long count = 0;
+    in.numbers_of("particles/" + t->name(), "count", H5T_NATIVE_ULLONG, 1, &count);
+    check_table_columns(in, *t, count);
+    check_table_values(in, *t);
+    counts[t->name()] = count;
+  }
+  for (const std::string& name : stored) {
+    if (std::any_of(tables.begin(), tables.end(), [&](const ParticleTable* t) { return t->name() == name; })) continue;
+    const std::string group = "particles/" + name, owner = in.text_of(group, "owner");
+    unsigned long long count = 0;
+    in.numbers_of(group, "count", H5T_NATIVE_ULLONG, 1, &count);
+    in.fail(str("the checkpoint holds particle table '", name, "' of plugin ", owner, " (", count, " rows), which no ",
+                "plugin of this run declares: it was written by a run with other plugins (add \"", owner,
+                "\" to run.plugins to continue it)"));
+  }
+  return counts;
+}
+
+/// Rank 0, after check_particle_tables: every table resized to its count, its checkpoint
+/// columns filled and its restart values set.
+void read_particle_tables(const io::hdf5::Input& in, FieldRegistry& fields,
+                          const std::map<std::string, std::uint64_t>& counts) {
+  for (const ParticleTable* ct : fields.particle_tables()) {
+    ParticleTable& t = fields.particle_table(ct->name());
+    const std::string group = "particles/" + t.name();
+    const std::size_t count = counts.at(t.name());
+    t.resize(count);
+    for (const ParticleColumnBase* cc : checkpoint_columns(t)) {
+      ParticleColumnBase& c = t.column(cc->name());
+      const Storage storage = storage_of(t, c);
+      std::vector<unsigned char> row(count * storage.bytes);
+      for (int r = 0; r < c.components(); ++r) {
+        if (count > 0) in.read(group + "/" + c.name(), storage.memory, row.data(), r);
+        c.set_component_bytes(r, row);
+      }
+    }
+    for (const auto& [name, value] : t.restart_values())
+      in.numbers_of(group, name.c_str(), H5T_NATIVE_DOUBLE, 1, value);
+  }
 }
 
 }  // namespace
@@ -145,6 +311,7 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info, const
       if (std::exchange(first_row, false)) test_kill_point();
     }
   }
+  write_particle_tables(out.get(), fields, comm);
   if (root) out->commit();
 }
 
@@ -155,8 +322,9 @@ CheckpointInfo read_checkpoint_info(const std::string& path, comm::Communicator&
     const io::hdf5::Input in(path, kind);
     int version = 0;
     in.numbers("format_version", H5T_NATIVE_INT, 1, &version);
-    if (version != format_version)
-      in.fail(str("checkpoint format_version ", version, " is not supported (this hemoflow reads ", format_version, ")"));
+    if (version < oldest_format_read || version > format_version)
+      in.fail(str("checkpoint format_version ", version, " is not supported (this hemoflow reads ", oldest_format_read,
+                  " to ", format_version, ")"));
     CheckpointInfo c;
     long long step = 0;
     unsigned long long nodes = 0;
@@ -192,6 +360,11 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
   std::unique_ptr<io::hdf5::Quiet> quiet;
   std::unique_ptr<io::hdf5::Input> in;
   const std::vector<const FieldBase*> state = state_fields(fields);
+  // Every rank alike: which rank gets which particle is the partitioned plugins' issue.
+  if (comm.size() > 1 && !fields.particle_tables().empty())
+    throw InputError(str(path, ": restoring particle tables ('", fields.particle_tables().front()->name(), "') on ",
+                         comm.size(), " ranks is not built yet: restart on one rank"));
+  std::map<std::string, std::uint64_t> particle_counts;
   if (root) {
     quiet = std::make_unique<io::hdf5::Quiet>();
     in = std::make_unique<io::hdf5::Input>(path, kind);
@@ -211,6 +384,8 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
       if (file_voxels[p] != voxels[order[p]])
         in->fail(str("the checkpoint's fluid voxels differ from this case's (first at voxel ",
                      ijk(std::min(file_voxels[p], voxels[order[p]])), "): it was written for another geometry"));
+    // ... exactly its particle tables ...
+    particle_counts = check_particle_tables(*in, fields);
     // ... and exactly its restart-state fields.
     std::vector<std::string> expected;
     for (const FieldBase* f : state) {
@@ -220,27 +395,13 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
         in->fail(str("no field '", f->name(), "' (declared by ", f->owner(), "): the checkpoint was written by a run "
                      "with other plugins"));
       const io::hdf5::Input::Shape s = in->shape(name);
-      const std::size_t size = storage_of(*f).bytes;
-      const bool floating = std::string(f->type_name()).rfind("float", 0) == 0;
       if (s.dims.size() != 2 || s.dims[0] != hsize_t(f->components()) || s.dims[1] != voxels.size() ||
-          s.type_size != size || (s.type_class == H5T_FLOAT) != floating)
-        in->fail(str("field '", f->name(), "' is stored as ", s.type_size * 8, "-bit ",
-                     s.type_class == H5T_FLOAT ? "floating point" : "integers", " with ",
-                     s.dims.empty() ? 0 : s.dims[0], " components; this run has ", f->type_name(), " x ",
-                     f->components(), " (another precision or plugin version)"));
+          !same_type(s, f->type_name(), storage_of(*f).bytes))
+        in->fail(str("field '", f->name(), "' is stored as ", stored_type(s), " with ", s.dims.empty() ? 0 : s.dims[0],
+                     " components; this run has ", f->type_name(), " x ", f->components(),
+                     " (another precision or plugin version)"));
     }
-    std::vector<std::string> stored;
-    {
-      io::hdf5::Handle group(H5Gopen2(in->root(), "fields", H5P_DEFAULT), H5Gclose);
-      H5G_info_t info{};
-      if (!group.ok() || H5Gget_info(group.get(), &info) < 0) in->fail("cannot open group /fields" + io::hdf5::reason());
-      for (hsize_t i = 0; i < info.nlinks; ++i) {
-        char name[256] = {};
-        if (H5Lget_name_by_idx(group.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT) < 0)
-          in->fail("cannot list group /fields" + io::hdf5::reason());
-        stored.push_back(name);
-      }
-    }
+    const std::vector<std::string> stored = in->members("fields");
     for (const std::string& s : stored)
       if (std::find(expected.begin(), expected.end(), s) == expected.end())
         in->fail(str("the checkpoint holds field '", s, "', which no plugin of this run declares as state: it was "
@@ -266,6 +427,7 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
       f.set_component_bytes(c, mine);
     }
   }
+  if (root) read_particle_tables(*in, fields, particle_counts);
 }
 
 }  // namespace hemo

@@ -7,14 +7,26 @@
 //   /voxel            (N)              global voxel index of each fluid node, ascending
 //   /fields/<name>    (components, N)  each restart-state field (FieldBase::restart_state)
 //                                      in the run's precision, columns in /voxel's order
-//   attributes        format_version, step, time, precision, dims, dx, dt, tau,
+//   /particles/<table>                 a group per particle table (particle_table.hpp),
+//                                      attributes count (uint64: its rows, M), owner (the
+//                                      plugin that declared it) and every restart value
+//                                      its owner bound (float64, bind_restart_value)
+//   /particles/<table>/<column>
+//                     (components, M)  each restart-state column and the `id` column, in
+//                                      the column's type (the run's precision for reals),
+//                                      rows in the table's order (many ranks: rank 0
+//                                      gathers the rows in rank order; `id` names them)
+//   attributes        format_version (2), step, time, precision, dims, dx, dt, tau,
 //                     initial_mass, ranks, written_by, case_file
 // Keying the columns by global voxel index, not by rank or node number, is what lets a
 // run written on 4 ranks restart on 2 (or 1): each rank looks up its own voxels.
+// Format 1 (no /particles) is read as a checkpoint without particle tables; /particles is
+// always written, empty in a run without particle tables.
 //
 // Like field output (output_actions.hpp), the data travels through rank 0, one
 // component row at a time: rank 0 holds the voxel list and one row of the whole domain
-// (8 + 8 bytes per node in fp64) beside its own fields.
+// (8 + 8 bytes per node in fp64) beside its own fields. Particle tables are restored on
+// one rank only for now (red blood cells run on one rank; issue 13 spreads them).
 #include <array>
 #include <cstdint>
 #include <string>
@@ -43,8 +55,8 @@ struct CheckpointInfo {
 /// itself.
 std::string checkpoint_path(const std::string& dir_or_file);
 
-/// Writes `path` from every rank's restart-state node fields. A collective: every rank
-/// calls it with its part of the mesh; rank 0 writes.
+/// Writes `path` from every rank's restart-state node fields and particle tables. A
+/// collective: every rank calls it with its part of the mesh; rank 0 writes.
 void write_checkpoint(const std::string& path, const CheckpointInfo& info, const mesh::SparseMesh& mesh,
                       const FieldRegistry& fields, comm::Communicator& comm);
 
@@ -52,11 +64,16 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info, const
 /// for a file that is not a hemoflow checkpoint. A collective.
 CheckpointInfo read_checkpoint_info(const std::string& path, comm::Communicator& comm);
 
-/// Fills this rank's restart-state fields from the checkpoint. Rank 0 checks that the
-/// checkpoint has exactly this run's fluid voxels and restart-state fields (names,
-/// types, components), and throws InputError saying what differs otherwise; the other
-/// ranks then wait until the error ends the job (main.cpp). Halos are not filled: the
-/// caller exchanges them. A collective.
+/// Fills this rank's restart-state fields and particle tables from the checkpoint. Rank 0
+/// checks that the checkpoint has exactly this run's fluid voxels, restart-state fields
+/// (names, types, components) and particle tables (names; their checkpoint columns'
+/// names, types and components; their restart values), and throws InputError naming the
+/// file and saying what differs otherwise; the other ranks then wait until the error ends
+/// the job (main.cpp). Each table is resized to the checkpoint's rows and its checkpoint
+/// columns filled (its other columns keep what they hold: zeros in a table the plugin
+/// left empty) and its bound restart values set. Called after every plugin's
+/// initialise(), which on a restart leaves its particle tables to this. Halos are not
+/// filled: the caller exchanges them. A collective.
 void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, FieldRegistry& fields,
                         comm::Communicator& comm);
 

@@ -60,9 +60,13 @@ void clear_previous_run(const std::string& dir) {
   if (!fs::exists(fs::path(dir) / "summary.json", ec) && !fs::exists(fs::path(dir) / "fields.xmf", ec)) return;
   log::info("output: replacing the previous run's files in " + dir);
   fs::remove_all(fs::path(dir) / "fields", ec);
+  // Particle snapshots and their collections (<set>.xmf) too: a restart into this folder
+  // from another's checkpoint must not continue them (io::ParticleWriter).
+  fs::remove_all(fs::path(dir) / "particles", ec);
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name == "summary.json" || name == "case.toml" || name == "fields.xmf" || entry.path().extension() == ".csv")
+    if (name == "summary.json" || name == "case.toml" || entry.path().extension() == ".xmf" ||
+        entry.path().extension() == ".csv")
       fs::remove(entry.path(), ec);
   }
 }
@@ -359,6 +363,8 @@ void Simulation::open_restart(const std::string& dir_or_file) {
 
 void Simulation::restore_restart() {
   restore_checkpoint(restart_file_, mesh_, *fields_, *comm_);
+  for (const ParticleTable* t : fields_->particle_tables())
+    log::info(str("restart: particle table '", t->name(), "' (", t->owner(), "): ", t->size(), " rows"));
   // The halo copies of what was restored, as every step expects them.
   for (const FieldBase* f : fields_->list()) {
     if (!f->restart_state() || f->count() != mesh_.num_nodes) continue;

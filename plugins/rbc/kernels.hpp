@@ -5,17 +5,22 @@
 //
 // One step, in scheduler order (plugin.cpp):
 //   particles  AssignTiles  (per cell)  tile of each centre -> sort keys; then sort, NGRID
-//                                       (histogram) and its exclusive scan: GRIDMAT as
-//                                       cells sorted by tile with each tile's first slot
+//                                       (histogram) and its exclusive scan, and the cells'
+//                                       columns permuted into that order (GRIDMAT: the
+//                                       cells of tile t are rows tile_first[t] ..
+//                                       tile_first[t + 1] of the table)
 //              CellForces   (per cell)  Gay-Berne over the 27 tiles (Algorithm 1) + walls
 //              CellKick     (per cell)  u~, Omega~ over the support; the kick with drag;
-//                                       the cell's record for the spreading
-//   coupling   SpreadDrag   (per node)  the force density: the drag of every cell whose
-//                                       support holds the node, gathered from the 27 tiles
+//                                       the cell's record for the spreading, and the cell
+//                                       entered in the list of every node it covers
+//   coupling   SpreadDrag   (per node)  the force density: the drag of the cells in the
+//                                       node's list, in ascending cell order
 //              CellDrift    (per cell)  the free motion to the next step
-// Per-cell kernels run over the cells in tile order (slot p holds cell order[p]), so
-// neighbouring threads read neighbouring cells; every sum runs in a fixed order (tiles,
-// then slots), so CPU and GPU add the same numbers in the same order.
+// The table is kept in tile order, so neighbouring threads read neighbouring cells and a
+// tile's cells are contiguous. Every sum runs in a fixed order (tiles, then cells; a
+// node's cells sorted), so CPU and GPU add the same numbers in the same order: the node
+// lists are filled with atomic increments in any order, and sorted before they are read.
+#include <atomic>
 #include <cstdint>
 
 #include "core/mesh/tile_view.hpp"
@@ -96,84 +101,138 @@ HEMO_HD std::int32_t search_tile(const mesh::TileView& tiles, std::int32_t t, in
   return s == 26 ? t : tiles.neighbours[std::int64_t(t) * 26 + s];
 }
 
-/// The membership test near one cell without a binary search: a cell reaches at most one
-/// tile beyond its centre's (the tile size is chosen so), so the tile of a lattice point
-/// it looks at is its own or a neighbour in CNEIGH, and IJKMAP gives the node.
+/// The membership test near one cell without a binary search or a division: a cell
+/// reaches at most one tile beyond its centre's (the tile size is chosen so), so a
+/// lattice point it looks at lies in its centre's tile or a neighbour in CNEIGH (which
+/// wraps periodic axes), and IJKMAP gives the node. Points are given unwrapped, as offsets
+/// from the centre's tile never larger than a tile.
 struct NearCell {
-  std::int32_t tile = -1;        // the centre's tile (mapped)
-  std::int64_t at[3] = {0, 0, 0};  // its tile coordinates
+  std::int32_t tile = -1;              // the centre's tile (mapped); -1: none
+  std::int64_t origin[3] = {0, 0, 0};  // its first voxel along each axis
 
   template <class Real>
   HEMO_HD static NearCell of(const mesh::TileView& v, const Vec3<Real>& x) {
     NearCell n;
-    std::int64_t p[3];
+    std::int64_t p[3], at[3];
     if (!mesh::TileView::voxel_of_point(x.x, x.y, x.z, p)) return n;
     for (int a = 0; a < 3; ++a) {
       if (!v.wrap_voxel(p[a], a)) return n;
-      n.at[a] = p[a] / v.c;
+      at[a] = p[a] / v.c;
     }
-    n.tile = v.tile_at(n.at[0], n.at[1], n.at[2]);
+    const std::int32_t t = v.tile_at(at[0], at[1], at[2]);
+    if (t < 0 || std::uint32_t(t) >= v.num_mapped()) return n;
+    n.tile = t;
+    // The unwrapped origin: the centre's voxel p was wrapped into the box, the points
+    // asked for are near the unwrapped centre; shift by the difference.
+    std::int64_t q[3];
+    mesh::TileView::voxel_of_point(x.x, x.y, x.z, q);
+    for (int a = 0; a < 3; ++a) n.origin[a] = at[a] * v.c + (q[a] - p[a]);
     return n;
   }
   /// The owned node at voxel (i, j, k), -1 where none (as TileView::node_at).
   HEMO_HD std::int32_t node_at(const mesh::TileView& v, std::int64_t i, std::int64_t j, std::int64_t k) const {
-    if (tile < 0 || std::uint32_t(tile) >= v.num_mapped()) return v.node_at(i, j, k);
-    std::int64_t p[3] = {i, j, k}, t[3];
+    if (tile < 0) return v.node_at(i, j, k);
+    const std::int64_t o[3] = {i - origin[0], j - origin[1], k - origin[2]};
     int d[3];
+    std::int64_t l[3];
     for (int a = 0; a < 3; ++a) {
-      if (!v.wrap_voxel(p[a], a)) return -1;
-      t[a] = p[a] / v.c;
-      std::int64_t diff = t[a] - at[a];
-      if (v.periodic[a]) {
-        if (diff > 1) diff -= v.m[a];
-        else if (diff < -1) diff += v.m[a];
-      }
-      if (diff < -1 || diff > 1) return v.node_at(i, j, k);
-      d[a] = int(diff);
+      if (o[a] < -v.c || o[a] >= 2 * std::int64_t(v.c)) return v.node_at(i, j, k);  // beyond the neighbours
+      d[a] = o[a] < 0 ? -1 : (o[a] >= v.c ? 1 : 0);
+      l[a] = o[a] - d[a] * std::int64_t(v.c);
     }
     const std::int32_t tt = (d[0] | d[1] | d[2]) == 0
                                 ? tile
                                 : v.neighbours[std::int64_t(tile) * 26 + mesh::TileView::neighbour_slot(d[0], d[1], d[2])];
     if (tt < 0 || std::uint32_t(tt) >= v.num_mapped()) return -1;
-    const std::int64_t lid = std::int64_t(v.c) * v.c * (p[2] - v.c * t[2]) + std::int64_t(v.c) * (p[1] - v.c * t[1]) +
-                             (p[0] - v.c * t[0]);
-    return v.nodes[std::int64_t(tt) * v.tile_volume() + lid];
+    return v.nodes[std::int64_t(tt) * v.tile_volume() + (std::int64_t(v.c) * l[2] + l[1]) * v.c + l[0]];
+  }
+};
+
+/// The offset of voxel (i, j, k) (a node's, wrapped into the box) from a cell's centre X,
+/// along periodic axes from the voxel's nearest image: the same numbers CellKick gets
+/// from the unwrapped lattice point, bit for bit (an integer shift, then one subtraction).
+template <class Real>
+HEMO_HD Vec3<Real> offset_from(const mesh::TileView& v, std::int64_t i, std::int64_t j, std::int64_t k,
+                               const Vec3<Real>& X) {
+  std::int64_t p[3] = {i, j, k};
+  const Real x[3] = {X.x, X.y, X.z};
+  for (int a = 0; a < 3; ++a) {
+    if (!v.periodic[a]) continue;
+    const Real d = Real(p[a]) - x[a], half = Real(v.dims[a]) / 2;
+    if (d > half) p[a] -= v.dims[a];
+    else if (d < -half) p[a] += v.dims[a];
+  }
+  return {Real(p[0]) - X.x, Real(p[1]) - X.y, Real(p[2]) - X.z};
+}
+
+/// a += 1, returning the old value: atomic on both backends (the host runs kernels on
+/// OpenMP threads).
+HEMO_HD std::uint32_t fetch_increment(std::uint32_t* a) {
+#ifdef __CUDA_ARCH__
+  return atomicAdd(a, 1u);
+#else
+  return std::atomic_ref<std::uint32_t>(*a).fetch_add(1u, std::memory_order_relaxed);
+#endif
+}
+
+/// The cells whose coupling support holds each node, as CellKick finds them: up to
+/// `per_node` cell rows per node (rows [per_node n, per_node n + count[n])), in the order
+/// the atomic increments came. A node covered by more cells keeps count[n] > per_node and
+/// SpreadDrag gathers it from the tiles instead. SpreadDrag zeroes count for the next step.
+struct NodeCells {
+  std::uint32_t* count = nullptr;  // per node
+  std::uint32_t* cells = nullptr;  // per_node per node
+  std::uint32_t per_node = 0;
+
+  HEMO_HD void enter(std::int32_t node, std::uint32_t cell) const {
+    const std::uint32_t k = fetch_increment(count + node);
+    if (k < per_node) cells[std::size_t(node) * per_node + k] = cell;
   }
 };
 
 /// Sort key of each cell: its tile (centre's voxel); `invalid_tile` (= number of mapped
-/// tiles) for a centre in no tile with fluid, which the plugin reports.
+/// tiles) for a centre in no tile with fluid, which the plugin reports; invalid_tile + 1
+/// for a centre at a lattice point of an iolet's sink (CellIolets), a cell that leaves.
 template <class Real>
 struct AssignTiles {
   CellColumns<Real> cells;
   mesh::TileView tiles;
-  std::uint32_t* key;    // per cell
-  std::uint32_t* order;  // per cell: the cell's index, sorted along with the keys
+  const std::uint8_t* sink;  // per lattice point of the mapped tiles (IJKMAP's layout); nullptr: no iolets
+  std::uint32_t* key;        // per cell
+  std::uint32_t* order;      // per cell: the cell's index, sorted along with the keys
   std::uint32_t invalid_tile;
 
   HEMO_HD void operator()(std::uint32_t i) const {
     const Vec3<Real> x = cells.get3(cells.position, i);
     const std::int32_t t = tiles.tile_of_point(x.x, x.y, x.z);
-    key[i] = (t < 0 || std::uint32_t(t) >= tiles.num_mapped()) ? invalid_tile : std::uint32_t(t);
+    std::uint32_t k = (t < 0 || std::uint32_t(t) >= tiles.num_mapped()) ? invalid_tile : std::uint32_t(t);
+    if (sink && k != invalid_tile) {
+      std::int64_t v[3];
+      mesh::TileView::voxel_of_point(x.x, x.y, x.z, v);
+      for (int a = 0; a < 3; ++a) tiles.wrap_voxel(v[a], a);
+      const std::int64_t c = tiles.c, lid = (c * (v[2] % c) + v[1] % c) * c + v[0] % c;
+      if (sink[std::int64_t(k) * tiles.tile_volume() + lid]) k = invalid_tile + 1;
+    }
+    key[i] = k;
     order[i] = i;
   }
 };
 
 /// Gay-Berne between cells over the 27 tiles around each cell (the paper's Algorithm 1,
-/// one thread per cell) and the wall sites within reach (lattice points with no node).
+/// one thread per cell) and the wall sites within reach (lattice points with no node),
+/// looked for only from tiles near a wall.
 template <class Real>
 struct CellForces {
-  CellColumns<Real> cells;
+  CellColumns<Real> cells;  // in tile order
   CellModel<Real> model;
   mesh::TileView tiles;
-  const std::uint32_t* order;       // slot -> cell (cells sorted by tile)
-  const std::uint32_t* tile_first;  // first slot of each mapped tile, and the end
-  const std::uint32_t* key;         // tile of each slot (sorted keys)
+  const std::uint32_t* tile_first;  // first row of each mapped tile, and the end
+  const std::uint32_t* key;         // tile of each cell (the sorted keys)
+  const std::uint8_t* near_wall;    // per mapped tile: a lattice point with no node lies in it or a neighbour
   Real* energy;                     // per cell: its share of the potential energy
 
-  HEMO_HD void operator()(std::uint32_t p) const {
-    const std::uint32_t i = order[p];
-    const std::int32_t t = std::int32_t(key[p]);
+  HEMO_HD void operator()(std::uint32_t i) const {
+    const std::int32_t t = std::int32_t(key[i]);
     const Vec3<Real> xi = cells.get3(cells.position, i);
     const Vec3<Real> ni = phys::symmetry_axis(cells.quaternion(i));
     Vec3<Real> F{}, T{};
@@ -182,8 +241,7 @@ struct CellForces {
     for (int s = 0; s < 27; ++s) {
       const std::int32_t tt = search_tile(tiles, t, s);
       if (tt < 0 || std::uint32_t(tt) >= tiles.num_mapped()) continue;  // no cells in external tiles
-      for (std::uint32_t q = tile_first[tt]; q < tile_first[tt + 1]; ++q) {
-        const std::uint32_t j = order[q];
+      for (std::uint32_t j = tile_first[tt]; j < tile_first[tt + 1]; ++j) {
         if (j == i) continue;
         const Vec3<Real> r = nearest_image(cells.get3(cells.position, j) - xi, tiles);
         if (!(phys::dot(r, r) < cut2)) continue;
@@ -193,6 +251,10 @@ struct CellForces {
         U += Real(0.5) * pair.energy;
       }
     }
+    cells.set3(cells.force, i, F);
+    cells.set3(cells.torque, i, T);
+    energy[i] = U;
+    if (!near_wall[t]) return;
     // Wall sites: lattice points within the wall's reach that hold no node.
     const NearCell near = NearCell::of(tiles, xi);
     const Real reach = model.wall.reach();
@@ -217,31 +279,57 @@ struct CellForces {
   }
 };
 
-/// What SpreadDrag needs of a cell, in slot order: where it is, its axis and its share.
+/// What SpreadDrag needs of a cell, by row: where it is, its axis and its share.
 template <class Real>
 struct SpreadRecord {
   Vec3<Real> position, axis;
   phys::CellShare<Real> share;
 };
 
+/// The support's lattice points along x in row (j, k): the weight is positive where
+/// d^2 = r^T M r < 1, M = 1/A^2 + (1/C^2 - 1/A^2) n n^T (phys::CellSupport::weight), a
+/// quadratic in r_x; the interval is widened by `pad` lattice spacings against rounding
+/// (the weight itself still decides), and empty where the row misses the support.
+template <class Real>
+struct SupportRows {
+  Real mxx, mxy, mxz, myy, myz, mzz;
+  static constexpr Real pad = Real(1e-3);
+
+  HEMO_HD static SupportRows of(const phys::CellSupport<Real>& s, const Vec3<Real>& n) {
+    const Real ia = 1 / (s.across * s.across), k = 1 / (s.along * s.along) - ia;
+    return {ia + k * n.x * n.x, k * n.x * n.y, k * n.x * n.z, ia + k * n.y * n.y, k * n.y * n.z, ia + k * n.z * n.z};
+  }
+  /// [lo, hi] of r_x in the row at (ry, rz) from the centre; false where there is none.
+  HEMO_HD bool range(Real ry, Real rz, Real& lo, Real& hi) const {
+    const Real b = mxy * ry + mxz * rz, c = myy * ry * ry + 2 * myz * ry * rz + mzz * rz * rz - 1;
+    const Real disc = b * b - mxx * c;
+    if (disc < 0) return false;
+    const Real h = std::sqrt(disc) / mxx, mid = -b / mxx;
+    lo = mid - h - pad;
+    hi = mid + h + pad;
+    return true;
+  }
+};
+
 /// u~ and Omega~ over the cell's support (velocity of the last step), then the kick with
-/// the conservative force and the drag, then the cell's record for the spreading.
+/// the conservative force and the drag, then the cell's record for the spreading; the
+/// cell enters the list of every node of its support (NodeCells).
 template <class Real>
 struct CellKick {
-  CellColumns<Real> cells;
+  CellColumns<Real> cells;  // in tile order
   CellModel<Real> model;
   mesh::TileView tiles;
-  const std::uint32_t* order;
   const Real* velocity;  // fluid, 3 rows of `fluid_stride`
   std::uint32_t fluid_stride;
-  SpreadRecord<Real>* records;  // per slot
+  SpreadRecord<Real>* records;  // per cell
+  NodeCells node_cells;
 
-  HEMO_HD void operator()(std::uint32_t p) const {
-    const std::uint32_t i = order[p];
+  HEMO_HD void operator()(std::uint32_t i) const {
     const Vec3<Real> X = cells.get3(cells.position, i);
     const Vec3<Real> n = phys::symmetry_axis(cells.quaternion(i));
     phys::SupportSums<Real> sums;
     const NearCell near = NearCell::of(tiles, X);
+    const SupportRows<Real> rows = SupportRows<Real>::of(model.support, n);
     const Real ext[3] = {model.support.half_extent(n.x), model.support.half_extent(n.y), model.support.half_extent(n.z)};
     const std::int64_t lo[3] = {std::int64_t(std::ceil(X.x - ext[0])), std::int64_t(std::ceil(X.y - ext[1])),
                                 std::int64_t(std::ceil(X.z - ext[2]))};
@@ -249,15 +337,21 @@ struct CellKick {
                                 std::int64_t(std::floor(X.z + ext[2]))};
     const std::size_t s = fluid_stride;
     for (std::int64_t k = lo[2]; k <= hi[2]; ++k)
-      for (std::int64_t j = lo[1]; j <= hi[1]; ++j)
-        for (std::int64_t a = lo[0]; a <= hi[0]; ++a) {
-          const Vec3<Real> r{Real(a) - X.x, Real(j) - X.y, Real(k) - X.z};
+      for (std::int64_t j = lo[1]; j <= hi[1]; ++j) {
+        const Real ry = Real(j) - X.y, rz = Real(k) - X.z;
+        Real from, to;
+        if (!rows.range(ry, rz, from, to)) continue;
+        const std::int64_t a0 = std::int64_t(std::ceil(X.x + from)), a1 = std::int64_t(std::floor(X.x + to));
+        for (std::int64_t a = a0 > lo[0] ? a0 : lo[0]; a <= (a1 < hi[0] ? a1 : hi[0]); ++a) {
+          const Vec3<Real> r{Real(a) - X.x, ry, rz};
           const Real w = model.support.weight(r, n);
           if (!(w > 0)) continue;
           const std::int32_t node = near.node_at(tiles, a, j, k);
           if (node < 0) continue;
           sums.add(w, r, Vec3<Real>{velocity[node], velocity[s + node], velocity[2 * s + node]});
+          node_cells.enter(node, i);
         }
+      }
     const phys::CellFluid<Real> fluid = phys::cell_fluid(sums);
     const phys::Drag<Real> drag{fluid.velocity, fluid.rotation, fluid.W > 0 ? model.gamma_t : Real(0),
                                 fluid.W > 0 ? model.gamma_r : Real(0)};
@@ -268,58 +362,55 @@ struct CellKick {
     cells.set3(cells.angular_momentum, i, L);
     cells.set3(cells.drag, i, applied.force);
     cells.set3(cells.drag + 3 * std::size_t(cells.stride), i, applied.torque);
-    records[p] = SpreadRecord<Real>{X, n, phys::cell_share(fluid, applied.force, applied.torque)};
+    records[i] = SpreadRecord<Real>{X, n, phys::cell_share(fluid, applied.force, applied.torque)};
   }
 };
 
-/// The force density on node n: the share of every cell whose support holds it, over
-/// the cells of the node's tile and its 26 neighbours, in slot order.
+/// The force density on node n: the share of every cell whose support holds it. The cells
+/// come from the node's list (NodeCells), sorted so that they add in ascending row order
+/// whatever order the increments came in; a node with more cells than a list holds
+/// gathers them from the 27 tiles around it instead (tiles, then rows: also a fixed
+/// order). Zeroes the node's count for the next step.
 template <class Real>
 struct SpreadDrag {
+  static constexpr std::uint32_t max_per_node = 16;  // NodeCells::per_node must not exceed it
   CellModel<Real> model;
   mesh::TileView tiles;
   const std::int32_t* node_tile;       // per node
   const std::int32_t* node_voxel;      // 3 rows of `stride`: i, j, k
   const std::uint32_t* tile_first;
-  const SpreadRecord<Real>* records;
+  const SpreadRecord<Real>* records;   // per cell
+  NodeCells node_cells;
   Real* force;                         // 3 rows of `stride`, overwritten
   std::uint32_t stride;
 
+  HEMO_HD Vec3<Real> share_of(std::uint32_t cell, std::int64_t i, std::int64_t j, std::int64_t k) const {
+    const SpreadRecord<Real>& rec = records[cell];
+    const Vec3<Real> r = offset_from(tiles, i, j, k, rec.position);
+    const Real w = model.support.weight(r, rec.axis);
+    return w > 0 ? phys::node_share(rec.share, w, r) : Vec3<Real>{};
+  }
+
   HEMO_HD void operator()(std::uint32_t n) const {
-    const Vec3<Real> x{Real(node_voxel[n]), Real(node_voxel[stride + n]), Real(node_voxel[2 * std::size_t(stride) + n])};
-    const std::int32_t t = node_tile[n];
-    // Only the neighbour tiles a support can reach from: a centre in the tile below along
-    // axis a is at least (local coordinate + 1/2) away, one in the tile above at least
-    // (c - local coordinate - 1/2). Tiles left out hold no cell with weight here, so the
-    // sum is the same, bit for bit.
-    const Real reach = model.support.across > model.support.along ? model.support.across : model.support.along;
-    bool skip[27];
-    {
-      bool low[3], high[3];
-      const Real local[3] = {x.x, x.y, x.z};
-      for (int a = 0; a < 3; ++a) {
-        const Real l = local[a] - Real(tiles.c) * std::floor(local[a] / Real(tiles.c));
-        low[a] = l + Real(0.5) >= reach;
-        high[a] = Real(tiles.c) - l - Real(0.5) >= reach;
-      }
-      for (int dz = -1; dz <= 1; ++dz)
-        for (int dy = -1; dy <= 1; ++dy)
-          for (int dx = -1; dx <= 1; ++dx) {
-            const bool out = (dx < 0 && low[0]) || (dx > 0 && high[0]) || (dy < 0 && low[1]) || (dy > 0 && high[1]) ||
-                             (dz < 0 && low[2]) || (dz > 0 && high[2]);
-            skip[(dx | dy | dz) == 0 ? 26 : mesh::TileView::neighbour_slot(dx, dy, dz)] = out;
-          }
-    }
+    const std::int64_t i = node_voxel[n], j = node_voxel[stride + n], k = node_voxel[2 * std::size_t(stride) + n];
+    const std::uint32_t count = node_cells.count[n];
+    node_cells.count[n] = 0;
     Vec3<Real> g{};
-    for (int s = 0; s < 27; ++s) {
-      if (skip[s]) continue;
-      const std::int32_t tt = search_tile(tiles, t, s);
-      if (tt < 0 || std::uint32_t(tt) >= tiles.num_mapped()) continue;
-      for (std::uint32_t q = tile_first[tt]; q < tile_first[tt + 1]; ++q) {
-        const SpreadRecord<Real>& rec = records[q];
-        const Vec3<Real> r = nearest_image(x - rec.position, tiles);
-        const Real w = model.support.weight(r, rec.axis);
-        if (w > 0) g = g + phys::node_share(rec.share, w, r);
+    if (count <= node_cells.per_node) {
+      std::uint32_t list[max_per_node];
+      for (std::uint32_t a = 0; a < count; ++a) {  // insertion sort: a handful of rows
+        const std::uint32_t c = node_cells.cells[std::size_t(n) * node_cells.per_node + a];
+        std::uint32_t b = a;
+        for (; b > 0 && list[b - 1] > c; --b) list[b] = list[b - 1];
+        list[b] = c;
+      }
+      for (std::uint32_t a = 0; a < count; ++a) g = g + share_of(list[a], i, j, k);
+    } else {
+      const std::int32_t t = node_tile[n];
+      for (int s = 0; s < 27; ++s) {
+        const std::int32_t tt = search_tile(tiles, t, s);
+        if (tt < 0 || std::uint32_t(tt) >= tiles.num_mapped()) continue;
+        for (std::uint32_t c = tile_first[tt]; c < tile_first[tt + 1]; ++c) g = g + share_of(c, i, j, k);
       }
     }
     force[n] = g.x;

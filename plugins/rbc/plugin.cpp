@@ -17,6 +17,7 @@
 #include "core/mesh/tile_maps.hpp"
 #include "core/plugin/plugin_api.hpp"
 #include "physics/d3q19.hpp"
+#include "plugins/rbc/iolets.hpp"
 #include "plugins/rbc/kernels.hpp"
 #include "plugins/rbc/seeding.hpp"
 
@@ -82,8 +83,6 @@ class Cells {
     if (st.comm.size() > 1)
       throw InputError(str("rbc: red blood cells run on one rank for now (this run has ", st.comm.size(),
                            "); spreading them over ranks is issue 13"));
-    if (st.first_step > 0)
-      throw InputError("rbc: a run with red blood cells cannot be restarted yet: checkpoints do not hold the cells");
     space_ = st.space;
     mesh_ = &st.mesh;
     choose_tiles(st);
@@ -98,6 +97,11 @@ class Cells {
     }
     node_voxel_ = exec::to_device(space_, voxel);
     node_tile_ = exec::to_device(space_, tile);
+    setup_iolets(st);
+    // The cells covering each node, filled by the kick, read and cleared by the spreading.
+    node_count_ = exec::DeviceArray<std::uint32_t>(space_, n);
+    node_count_.zero();
+    node_cells_ = exec::DeviceArray<std::uint32_t>(space_, std::size_t(n) * cells_per_node);
 
     auto& table = st.fields.declare_particle_table("cells", "rbc");
     table.add<Real>("position", 3, "centre, lattice units").set_restart_state();
@@ -110,13 +114,15 @@ class Cells {
     table.add<Real>("drag", 6, "drag force and torque applied this step, lattice units");
     table.add<Real>("energy", 1, "potential energy (half of each pair's, all of each wall site's)");
     table.add<std::uint32_t>("id", 1, "global id").set_restart_state();
-    table.add<std::uint32_t>("tile_key", 1, "tile of the centre (sort key)");
-    table.add<std::uint32_t>("order", 1, "slot -> cell: the cells sorted by tile");
+    table.add<std::uint32_t>("tile_key", 1, "tile of the centre (sort key; the table is kept in this order)");
+    table.add<std::uint32_t>("order", 1, "the sort's permutation: row p of the sorted table was row order[p]");
     table_ = &table;
     st.fields.declare_node_field<Real>("force", 3, "rbc", "force density of the cells' drag on the plasma",
                                        Quantity::force_density);
     st.scheduler.require_moments_every_step("rbc");
     FieldRegistry& fields = st.fields;
+    if (!iolets_.feeds().empty())
+      st.scheduler.add(Phase::particles, "cell_inflow", "rbc", [this, &fields](StepContext& ctx) { inflow(ctx, fields); });
     st.scheduler.add(Phase::particles, "cells_to_tiles", "rbc", [this](StepContext& ctx) { sort_into_tiles(ctx); });
     st.scheduler.add(Phase::particles, "cell_forces", "rbc", [this](StepContext&) { forces(); });
     st.scheduler.add(Phase::particles, "cell_kick", "rbc", [this, &fields](StepContext&) { kick(fields); });
@@ -129,13 +135,31 @@ class Cells {
   }
 
   void initialise(SetupStage& st) {
-    std::vector<CellPlacement> cells = seed(st);
-    upload(cells, st);
+    // The kick reads the plasma's velocity of the step before, which a restart must find
+    // as the stopped run left it (a moment, recomputed by each step only after the kick).
+    st.fields.lookup("velocity").set_restart_state();
+    // The size the cells were placed at goes through checkpoints with them: a restart
+    // grows them on from it as the uninterrupted run does.
+    table_->bind_restart_value("start_size", start_size_);
+    growth_steps_ = st.config.integer("rbc.growth_steps");
+    // A restart's cells come from the checkpoint, which core restores after every
+    // plugin's initialise (Simulation::restore_restart), sizing the table.
+    if (st.first_step > 0) cell_volume_ = lattice_cell_volume();
+    else upload(seed(st), st);
+    table_->bind_restart_value("next_id", next_id_);
+    std::string crossings;
+    for (std::size_t f = 0; f < iolets_.faces().size(); ++f) {
+      const std::string& name = iolets_.faces()[f].name;
+      table_->bind_restart_value("entered_" + name, entered_[f]);
+      table_->bind_restart_value("left_" + name, left_[f]);
+      crossings += ",entered_" + name + ",left_" + name;
+    }
     monitor_.open(st.comm, output_dir_, "cells.csv",
                   ",cells,haematocrit,cell_momentum_x,cell_momentum_y,cell_momentum_z,fluid_momentum_x,"
-                  "fluid_momentum_y,fluid_momentum_z,mean_speed_m_s,state_checksum",
+                  "fluid_momentum_y,fluid_momentum_z,mean_speed_m_s,state_checksum" + crossings,
                   st.first_step);
-    if (write_cells_) writer_ = std::make_unique<io::ParticleWriter>(output_dir_, "cells");
+    if (write_cells_) writer_ = std::make_unique<io::ParticleWriter>(output_dir_, "cells", st.first_step);
+    else if (st.first_step > 0) io::ParticleWriter::continue_series(output_dir_, "cells", st.first_step);
   }
 
  private:
@@ -180,16 +204,23 @@ class Cells {
     view_.id = id_.data();
     view_.neighbours = neighbours_.data();
     view_.nodes = nodes_.data();
+    near_wall_ = exec::to_device(space_, tiles_.near_gaps());
     workspace_ = std::make_unique<exec::Workspace>(space_);
-    tile_count_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_mapped() + 1);
-    tile_first_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_mapped() + 1);
+    // Keys: the mapped tiles, then one for centres in no tile, one for cells leaving.
+    tile_count_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_mapped() + 2);
+    tile_first_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_mapped() + 2);
     key_bits_ = 1;
-    while ((std::uint64_t(1) << key_bits_) <= tiles_.num_mapped()) ++key_bits_;
+    while ((std::uint64_t(1) << key_bits_) <= tiles_.num_mapped() + 1) ++key_bits_;
+  }
+
+  /// A cell's volume in lattice units (of the full-size cell).
+  double lattice_cell_volume() const {
+    return 4.0 / 3.0 * M_PI * double(host_model_.wall.across) * host_model_.wall.across * host_model_.wall.along;
   }
 
   std::vector<CellPlacement> seed(SetupStage& st) {
     const std::string file = st.config.string("rbc.seed_file");
-    const double cell_volume = 4.0 / 3.0 * M_PI * double(host_model_.wall.across) * host_model_.wall.across * host_model_.wall.along;
+    const double cell_volume = lattice_cell_volume();
     std::vector<CellPlacement> cells;
     if (!file.empty()) {
       cells = read_seed_file(st, file);
@@ -207,10 +238,15 @@ class Cells {
       const auto per_cell = std::uint64_t(st.config.integer("rbc.tries_per_cell"));
       const std::uint64_t tries = per_cell * std::max<std::size_t>(wanted, 1);
       const auto seed = std::uint64_t(st.config.integer("rbc.seed"));
+      // No cell where it would leave at once: none in an iolet's sink.
+      const PlacementTest not_leaving = [this](const CellPlacement& c) {
+        return iolets_.empty() || iolets_.sink_of(c.position) < 0;
+      };
       std::size_t best = 0;
       for (int shrink = 0; shrink <= 5; ++shrink) {
         start_size_ = 1.0 - 0.1 * shrink;
-        cells = place_at_random(st.mesh, tiles_, host_model_.grown_to(start_size_), wanted, seed, tries, per_cell);
+        cells = place_at_random(st.mesh, tiles_, host_model_.grown_to(start_size_), wanted, seed, tries, per_cell,
+                                not_leaving);
         best = std::max(best, cells.size());
         if (cells.size() == wanted) break;
         if (shrink == 0 && cells.empty() && wanted > 0)
@@ -224,7 +260,6 @@ class Cells {
                        str("= ", fmt_g(haematocrit, 3), " asks for ", wanted, " cells, but at most ", best,
                            " fit without overlap, even at half their size (", per_cell, " random tries failing in a row "
                            "end a size); lower it, raise rbc.tries_per_cell, or give the cells in rbc.seed_file"));
-      growth_steps_ = st.config.integer("rbc.growth_steps");
       if (start_size_ < 1.0)
         log::info(str("rbc: the cells fit only at ", fmt_g(start_size_, 2), " of their size; they grow to full size over ",
                       "the first ", growth_steps_, " steps (rbc.growth_steps)"));
@@ -294,6 +329,7 @@ class Cells {
   void upload(const std::vector<CellPlacement>& cells, SetupStage& st) {
     ParticleTable& t = *table_;
     t.resize(cells.size());
+    next_id_ = double(cells.size());
     const std::size_t n = cells.size(), cap = t.capacity();
     std::vector<Real> pos(3 * cap, 0), ori(4 * cap, 0), vel(3 * cap, 0);
     std::vector<std::uint32_t> id(cap, 0);
@@ -320,6 +356,120 @@ class Cells {
   }
   std::uint32_t count() const { return std::uint32_t(table_->size()); }
 
+  /// The iolets' sinks and feed slabs (iolets.hpp), and what crosses them.
+  void setup_iolets(SetupStage& st) {
+    const auto inflow = st.config.strings("rbc.inflow");
+    const double length = st.config.real("rbc.inflow_length") > 0 ? st.config.real("rbc.inflow_length") / units_.dx
+                                                                     : 2 * case_.diameter / units_.dx;
+    try {
+      iolets_ = CellIolets(st.mesh, double(host_model_.wall.reach()), inflow, length);
+    } catch (const InputError& e) {
+      st.config.fail("rbc.inflow", e.what());
+    }
+    inflow_every_ = st.config.integer("rbc.inflow_every");
+    inflow_haematocrit_ = st.config.real("rbc.inflow_haematocrit") >= 0 ? st.config.real("rbc.inflow_haematocrit")
+                                                                        : st.config.real("rbc.haematocrit");
+    seed_ = std::uint64_t(st.config.integer("rbc.seed"));
+    tries_per_cell_ = std::uint64_t(st.config.integer("rbc.tries_per_cell"));
+    entered_.assign(iolets_.faces().size(), 0.0);
+    left_.assign(iolets_.faces().size(), 0.0);
+    if (iolets_.empty()) return;
+    sink_ = exec::to_device(space_, iolets_.sink_map(tiles_));
+    for (const IoletFace& f : iolets_.faces())
+      log::info(str("rbc: iolet '", f.name, "': cells leave within ", fmt_g(host_model_.wall.reach(), 3),
+                    " spacings of its face (", f.face_voxels, " voxels, radius ", fmt_g(f.radius, 4), " spacings)"));
+    for (const auto& feed : iolets_.feeds())
+      log::info(str("rbc: iolet '", iolets_.faces()[std::size_t(feed.iolet)].name, "' feeds cells at haematocrit ",
+                    fmt_g(inflow_haematocrit_, 3), " into ", feed.nodes.size(), " nodes every ", inflow_every_, " steps"));
+  }
+
+  /// Rows [first, n) of the sorted keys are cells leaving: counted by iolet (the table is
+  /// not permuted yet: sorted row p is table row order[p]).
+  void count_leaving(std::uint32_t first) {
+    const std::uint32_t n = count();
+    const auto order = table_->get<std::uint32_t>("order").component_to_host(0, n);
+    const auto& pos = table_->get<Real>("position");
+    const auto x = pos.component_to_host(0, n), y = pos.component_to_host(1, n), z = pos.component_to_host(2, n);
+    for (std::uint32_t p = first; p < n; ++p) {
+      const std::uint32_t r = order[p];
+      const int f = iolets_.sink_of({double(x[r]), double(y[r]), double(z[r])});
+      if (f >= 0) left_[std::size_t(f)] += 1;
+    }
+  }
+
+  /// Tops each feed slab up to the inflow haematocrit with new cells at random (no overlap,
+  /// clear of walls), moving with the plasma at their centre; ids continue from the
+  /// largest given. Reproducible: the random draws depend on rbc.seed and the step only.
+  void inflow(StepContext& ctx, FieldRegistry& fields) {
+    if (ctx.step % inflow_every_ != 0) return;
+    const std::size_t n = count();
+    const auto& pos = table_->get<Real>("position");
+    const auto& ori = table_->get<Real>("orientation");
+    std::vector<std::vector<Real>> p(3), q(4);
+    for (int a = 0; a < 3; ++a) p[a] = pos.component_to_host(a, n);
+    for (int a = 0; a < 4; ++a) q[a] = ori.component_to_host(a, n);
+    std::vector<CellPlacement> existing(n);
+    for (std::size_t c = 0; c < n; ++c) {
+      for (int a = 0; a < 3; ++a) existing[c].position[a] = double(p[a][c]);
+      for (int a = 0; a < 4; ++a) existing[c].orientation[a] = double(q[a][c]);
+    }
+    const double size = start_size_ < 1.0 ? start_size_ + (1.0 - start_size_) *
+                                                              std::min(1.0, double(ctx.step) / double(growth_steps_))
+                                          : 1.0;
+    const CellModel<double> now = host_model_.grown_to(size);
+    std::vector<CellPlacement> added;
+    std::vector<int> added_at;
+    for (std::size_t f = 0; f < iolets_.feeds().size(); ++f) {
+      const auto& feed = iolets_.feeds()[f];
+      std::size_t inside = 0;
+      for (const auto& c : existing) inside += iolets_.in_feed(feed, c.position);
+      const auto target = std::size_t(std::llround(inflow_haematocrit_ * double(feed.nodes.size()) / cell_volume_));
+      if (inside >= target) continue;
+      std::mt19937_64 rng(seed_ ^ (0x9e3779b97f4a7c15ull * std::uint64_t(ctx.step + 1)) ^ (std::uint64_t(f) << 56));
+      const auto fresh = place_in_feed(*mesh_, tiles_, now, iolets_, feed, existing, target - inside, rng, tries_per_cell_);
+      for (const auto& c : fresh) {
+        existing.push_back(c);
+        added.push_back(c);
+        added_at.push_back(feed.iolet);
+      }
+    }
+    if (added.empty()) return;
+    append(added, fields);
+    for (int f : added_at) entered_[std::size_t(f)] += 1;
+  }
+
+  /// New cells after the last: position, orientation, the plasma's velocity at their
+  /// centre, no spin, fresh ids.
+  void append(const std::vector<CellPlacement>& cells, FieldRegistry& fields) {
+    const std::size_t first = count(), k = cells.size();
+    table_->resize(first + k);
+    const auto& u = fields.get<Real>("velocity");
+    std::vector<Real> pos(3 * k), ori(4 * k), vel(3 * k), spin(3 * k, Real(0));
+    std::vector<std::uint32_t> id(k);
+    for (std::size_t c = 0; c < k; ++c) {
+      const auto node = mesh_->find(int(std::floor(cells[c].position[0] + 0.5)), int(std::floor(cells[c].position[1] + 0.5)),
+                                    int(std::floor(cells[c].position[2] + 0.5)));
+      for (int a = 0; a < 3; ++a) {
+        pos[a * k + c] = Real(cells[c].position[a]);
+        Real v = 0;
+        if (node) {
+          const Real* at = u.data() + std::size_t(a) * u.stride() + *node;
+          if (space_ == exec::Space::host) v = *at;
+          else exec::cuda::copy_to_host(&v, at, sizeof v);
+        }
+        vel[a * k + c] = v;
+      }
+      for (int a = 0; a < 4; ++a) ori[a * k + c] = Real(cells[c].orientation[a]);
+      id[c] = std::uint32_t(next_id_);
+      next_id_ += 1;
+    }
+    table_->get<Real>("position").set_entries(first, k, pos);
+    table_->get<Real>("orientation").set_entries(first, k, ori);
+    table_->get<Real>("velocity").set_entries(first, k, vel);
+    table_->get<Real>("angular_momentum").set_entries(first, k, spin);
+    table_->get<std::uint32_t>("id").set_entries(first, k, id);
+  }
+
   void sort_into_tiles(StepContext& ctx) {
     // Cells placed smaller than they are: this step's size.
     if (start_size_ < 1.0) {
@@ -331,23 +481,29 @@ class Cells {
     std::uint32_t* key = table_->get<std::uint32_t>("tile_key").data();
     std::uint32_t* order = table_->get<std::uint32_t>("order").data();
     const std::uint32_t invalid = tiles_.num_mapped();
-    exec::for_each(space_, {0, n}, AssignTiles<Real>{columns(), view_, key, order, invalid}, "rbc::assign_tiles");
+    exec::for_each(space_, {0, n}, AssignTiles<Real>{columns(), view_, sink_.empty() ? nullptr : sink_.data(), key, order, invalid},
+                   "rbc::assign_tiles");
     exec::sort_by_key(*workspace_, key, order, n, key_bits_);
-    // NGRID (cells per tile) and its exclusive scan: the first slot of each tile.
-    exec::histogram(*workspace_, key, n, tile_count_.data(), invalid + 1);
-    exec::exclusive_scan(*workspace_, tile_count_.data(), tile_first_.data(), invalid + 1);
-    // A centre outside every tile with fluid sorts last: one look at the last key.
-    if (n > 0) {
-      std::uint32_t last = 0;
-      if (space_ == exec::Space::host) last = key[n - 1];
-      else exec::cuda::copy_to_host(&last, key + n - 1, sizeof last);
-      if (last == invalid) report_escaped(ctx);
-    }
-    records_.resize_at_least(space_, n);
+    // NGRID (cells per tile) and its exclusive scan: the first slot of each tile, then
+    // where the centres in no tile start, then where the cells leaving start.
+    exec::histogram(*workspace_, key, n, tile_count_.data(), invalid + 2);
+    exec::exclusive_scan(*workspace_, tile_count_.data(), tile_first_.data(), invalid + 2);
+    std::uint32_t ends[2] = {0, 0};
+    if (space_ == exec::Space::host) ends[0] = tile_first_.data()[invalid], ends[1] = tile_first_.data()[invalid + 1];
+    else exec::cuda::copy_to_host(ends, tile_first_.data() + invalid, sizeof ends);
+    if (ends[1] > ends[0]) report_escaped(ctx);
+    if (n > ends[1]) count_leaving(ends[1]);
+    // The cells' rows into tile order (the keys are sorted already), the leaving ones
+    // dropped: a tile's cells are then contiguous, and neighbouring threads read
+    // neighbouring memory. Columns each step rewrites before it reads them stay as they
+    // are.
+    table_->permute(order, ends[1], {"tile_key", "order", "angular_velocity", "force", "torque", "drag", "energy"});
+    records_.resize_at_least(space_, ends[1]);
   }
 
   [[noreturn]] void report_escaped(StepContext& ctx) {
     const std::uint32_t n = count();
+    // Before the permutation: row order[p] holds the cell with sorted key p.
     const auto key = table_->get<std::uint32_t>("tile_key").component_to_host(0, n);
     const auto order = table_->get<std::uint32_t>("order").component_to_host(0, n);
     const auto& pos = table_->get<Real>("position");
@@ -365,16 +521,17 @@ class Cells {
 
   void forces() {
     exec::for_each(space_, {0, count()},
-                   CellForces<Real>{columns(), model_, view_, table_->get<std::uint32_t>("order").data(), tile_first_.data(),
-                                    table_->get<std::uint32_t>("tile_key").data(), table_->get<Real>("energy").data()},
+                   CellForces<Real>{columns(), model_, view_, tile_first_.data(), table_->get<std::uint32_t>("tile_key").data(),
+                                    near_wall_.data(), table_->get<Real>("energy").data()},
                    "rbc::cell_forces");
   }
+
+  NodeCells node_cells() { return {node_count_.data(), node_cells_.data(), cells_per_node}; }
 
   void kick(FieldRegistry& fields) {
     const auto& velocity = fields.get<Real>("velocity");
     exec::for_each(space_, {0, count()},
-                   CellKick<Real>{columns(), model_, view_, table_->get<std::uint32_t>("order").data(), velocity.data(),
-                                  velocity.stride(), records_.data()},
+                   CellKick<Real>{columns(), model_, view_, velocity.data(), velocity.stride(), records_.data(), node_cells()},
                    "rbc::cell_kick");
   }
 
@@ -382,7 +539,7 @@ class Cells {
     auto& force = fields.get<Real>("force");
     exec::for_each(space_, {0, mesh_->num_nodes},
                    SpreadDrag<Real>{model_, view_, node_tile_.data(), node_voxel_.data(), tile_first_.data(),
-                                    records_.data(), force.data(), force.stride()},
+                                    records_.data(), node_cells(), force.data(), force.stride()},
                    "rbc::spread_drag");
   }
 
@@ -422,6 +579,10 @@ class Cells {
       for (double v : pf) monitor_.value(v * mom, 15);
       monitor_.value(n ? units_.velocity_to_physical(speed / double(n)) : 0.0, 8);
       monitor_.text(state_checksum());
+      for (std::size_t f = 0; f < iolets_.faces().size(); ++f) {
+        monitor_.value(entered_[f]);
+        monitor_.value(left_[f]);
+      }
       monitor_.end();
     }
     if (ctx.snapshot_due && writer_) write_cells(ctx, rows, vel);
@@ -468,7 +629,7 @@ class Cells {
     writer_->write(ctx.step, ctx.time, x, {axis, scale, v, w, q, id, fd});
   }
 
-  /// Records of the spreading, one per slot; grows with the cells.
+  /// Records of the spreading, one per cell; grows with the cells.
   struct Records {
     exec::DeviceArray<SpreadRecord<Real>> array;
     void resize_at_least(exec::Space space, std::size_t n) {
@@ -490,6 +651,21 @@ class Cells {
   mesh::TileView view_;
   exec::DeviceArray<std::uint64_t> coord_;
   exec::DeviceArray<std::int32_t> id_, neighbours_, nodes_, node_voxel_, node_tile_;
+  exec::DeviceArray<std::uint8_t> near_wall_;  // per mapped tile (TileMaps::near_gaps)
+  // Iolets: where cells leave and enter, and how many did (restart values, by iolet).
+  CellIolets iolets_;
+  exec::DeviceArray<std::uint8_t> sink_;  // per IJKMAP entry (CellIolets::sink_map), empty without iolets
+  std::vector<double> entered_, left_;
+  double next_id_ = 0;       // the id of the next new cell
+  std::int64_t inflow_every_ = 1;
+  double inflow_haematocrit_ = 0;
+  std::uint64_t seed_ = 1, tries_per_cell_ = 1000;
+  // NodeCells: how many cells cover each node, and up to cells_per_node of them. At
+  // haematocrit 0.45 a node lies in about 3.5 supports on average; more than
+  // cells_per_node is rare and gathered from the tiles instead (SpreadDrag).
+  static constexpr std::uint32_t cells_per_node = 8;
+  static_assert(cells_per_node <= SpreadDrag<Real>::max_per_node);
+  exec::DeviceArray<std::uint32_t> node_count_, node_cells_;
   exec::DeviceArray<std::uint32_t> tile_count_, tile_first_;
   std::unique_ptr<exec::Workspace> workspace_;
   int key_bits_ = 1;
@@ -584,7 +760,21 @@ void declare_config(config::Schema& schema) {
       .at_least(0)
       .default_value(std::int64_t{0})
       .boolean("output", "Write the cells (particles/cells_*.h5, cells.xmf) with every field snapshot")
-      .default_value(true);
+      .default_value(true)
+      .strings("inflow",
+               "Iolets (boundaries.iolet names) where new cells enter: every rbc.inflow_every steps, a slab of "
+               "rbc.inflow_length inside the iolet is topped up to rbc.inflow_haematocrit. At every iolet, cells whose "
+               "centre comes within a cell's reach of its face leave the run (counted in cells.csv)")
+      .default_value(std::vector<std::string>{})
+      .real("inflow_haematocrit", "1", "Haematocrit of the inflow slabs; negative: rbc.haematocrit")
+      .at_most(0.6)
+      .default_value(-1.0)
+      .integer("inflow_every", "1", "Steps between top-ups of the inflow slabs")
+      .at_least(1)
+      .default_value(std::int64_t{50})
+      .real("inflow_length", "m", "Thickness of an inflow slab along the iolet's normal; 0: two cell diameters")
+      .at_least(0.0)
+      .default_value(0.0);
 }
 
 Plugin* create() { return new RbcPlugin(); }

@@ -53,15 +53,19 @@ class PlacedCells {
 };
 
 /// Whether a wall site lies closer to the cell's surface than the wall's range (the
-/// repulsion above its value at contact, eps).
-bool touches_wall(const CellPlacement& c, const mesh::TileView& view, const CellModel<double>& model) {
+/// repulsion above its value at contact, eps). `near_gaps`: TileMaps::near_gaps(), by
+/// tile; a cell in a tile with no gap around it touches none.
+bool touches_wall(const CellPlacement& c, std::int32_t tile, const mesh::TileView& view,
+                  const std::vector<std::uint8_t>& near_gaps, const CellModel<double>& model) {
+  if (!near_gaps[std::size_t(tile)]) return false;
   const V x = position_of(c), n = axis_of(c);
+  const NearCell near = NearCell::of(view, x);
   const double reach = model.wall.reach();
   for (std::int64_t k = std::int64_t(std::ceil(x.z - reach)); k <= std::int64_t(std::floor(x.z + reach)); ++k)
     for (std::int64_t j = std::int64_t(std::ceil(x.y - reach)); j <= std::int64_t(std::floor(x.y + reach)); ++j)
       for (std::int64_t i = std::int64_t(std::ceil(x.x - reach)); i <= std::int64_t(std::floor(x.x + reach)); ++i) {
-        if (view.node_at(i, j, k) >= 0) continue;
         const V r{double(i) - x.x, double(j) - x.y, double(k) - x.z};
+        if (phys::dot(r, r) >= reach * reach || near.node_at(view, i, j, k) >= 0) continue;
         if (phys::cell_wall(model.wall, r, n).energy > model.wall.epsilon * (1 + 1e-12)) return true;
       }
   return false;
@@ -69,19 +73,24 @@ bool touches_wall(const CellPlacement& c, const mesh::TileView& view, const Cell
 
 }  // namespace
 
-std::vector<CellPlacement> place_at_random(const mesh::SparseMesh& mesh, const mesh::TileMaps& tiles,
-                                           const CellModel<double>& model, std::size_t count, std::uint64_t seed,
-                                           std::uint64_t tries, std::uint64_t give_up_after) {
+std::vector<CellPlacement> add_at_random(const mesh::SparseMesh& mesh, const mesh::TileMaps& tiles,
+                                         const CellModel<double>& model, const std::vector<CellPlacement>& existing,
+                                         std::size_t count, std::mt19937_64& rng, const NodeDraw& draw_node,
+                                         const PlacementTest& allowed, std::uint64_t tries, std::uint64_t give_up_after) {
   PlacedCells placed(tiles, model);
-  if (count == 0 || mesh.num_nodes == 0) return {};
   const mesh::TileView view = tiles.view();
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::uint32_t> pick_node(0, mesh.num_nodes - 1);
+  for (const CellPlacement& c : existing) {
+    const std::int32_t tile = view.tile_of_point(c.position[0], c.position[1], c.position[2]);
+    if (tile >= 0 && std::uint32_t(tile) < tiles.num_mapped()) placed.add(c, tile);
+  }
+  const std::size_t before = placed.cells().size();
+  if (count == 0 || mesh.num_nodes == 0) return {};
+  const std::vector<std::uint8_t> near_gaps = tiles.near_gaps();
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::uint64_t failed = 0;  // tries since the last cell placed
-  for (std::uint64_t t = 0; t < tries && failed < give_up_after && placed.cells().size() < count; ++t) {
+  for (std::uint64_t t = 0; t < tries && failed < give_up_after && placed.cells().size() - before < count; ++t) {
     ++failed;
-    const std::uint32_t node = pick_node(rng);
+    const std::uint32_t node = draw_node(rng);
     CellPlacement c;
     c.position = {mesh.i[node] + unit(rng) - 0.5, mesh.j[node] + unit(rng) - 0.5, mesh.k[node] + unit(rng) - 0.5};
     // A uniformly random rotation (Shoemake's subgroup algorithm).
@@ -91,11 +100,23 @@ std::vector<CellPlacement> place_at_random(const mesh::SparseMesh& mesh, const m
     const std::int32_t tile = view.tile_of_point(c.position[0], c.position[1], c.position[2]);
     if (tile < 0 || std::uint32_t(tile) >= tiles.num_mapped()) continue;
     if (view.node_of_point(c.position[0], c.position[1], c.position[2]) < 0) continue;
-    if (touches_wall(c, view, model) || placed.overlap(c, tile) >= 0) continue;
+    if (allowed && !allowed(c)) continue;
+    if (placed.overlap(c, tile) >= 0 || touches_wall(c, tile, view, near_gaps, model)) continue;
     placed.add(c, tile);
     failed = 0;
   }
-  return std::move(placed.cells());
+  return {placed.cells().begin() + std::ptrdiff_t(before), placed.cells().end()};
+}
+
+std::vector<CellPlacement> place_at_random(const mesh::SparseMesh& mesh, const mesh::TileMaps& tiles,
+                                           const CellModel<double>& model, std::size_t count, std::uint64_t seed,
+                                           std::uint64_t tries, std::uint64_t give_up_after,
+                                           const PlacementTest& allowed) {
+  if (count == 0 || mesh.num_nodes == 0) return {};
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::uint32_t> pick_node(0, mesh.num_nodes - 1);
+  return add_at_random(mesh, tiles, model, {}, count, rng, [&](std::mt19937_64& r) { return pick_node(r); }, allowed,
+                       tries, give_up_after);
 }
 
 std::string describe_point(const mesh::SparseMesh& mesh, double x, double y, double z) {
@@ -114,6 +135,7 @@ std::vector<std::string> placement_problems(const std::vector<CellPlacement>& ce
   };
   auto where = [&](const CellPlacement& c) { return describe_point(mesh, c.position[0], c.position[1], c.position[2]); };
   const mesh::TileView view = tiles.view();
+  const std::vector<std::uint8_t> near_gaps = tiles.near_gaps();
   PlacedCells placed(tiles, model);
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const CellPlacement& c = cells[i];
@@ -123,7 +145,7 @@ std::vector<std::string> placement_problems(const std::vector<CellPlacement>& ce
       report(str("cell ", i, " at ", where(c), " is not in the fluid"));
       continue;
     }
-    if (touches_wall(c, view, model)) report(str("cell ", i, " at ", where(c), " is closer to the wall than rbc.wall_range"));
+    if (touches_wall(c, tile, view, near_gaps, model)) report(str("cell ", i, " at ", where(c), " is closer to the wall than rbc.wall_range"));
     const std::int64_t j = placed.overlap(c, tile);
     if (j >= 0) report(str("cell ", i, " at ", where(c), " overlaps an earlier cell at ", where(placed.cells()[std::size_t(j)])));
     placed.add(c, tile);

@@ -5,6 +5,8 @@
 // Host only; lattice units (node (i, j, k) at the point (i, j, k)).
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -19,14 +21,28 @@ struct CellPlacement {
   std::array<double, 4> orientation{1, 0, 0, 0};  // w, x, y, z
 };
 
+/// Which candidates a placement may keep besides the overlap and wall tests, and where
+/// candidates are drawn.
+using NodeDraw = std::function<std::uint32_t(std::mt19937_64&)>;
+using PlacementTest = std::function<bool(const CellPlacement&)>;
+
 /// Random sequential addition: a uniformly random fluid voxel, a uniform offset inside
 /// it and a uniformly random orientation (Shoemake, Graphics Gems III (1992) 124), kept
 /// when it overlaps neither a cell placed before nor a wall, until `count` cells stand,
 /// `tries` candidates were drawn or the last `give_up_after` all failed (then fewer are
-/// returned; the caller reports it).
+/// returned; the caller reports it). `allowed`, if given, must accept a cell too.
 std::vector<CellPlacement> place_at_random(const mesh::SparseMesh& mesh, const mesh::TileMaps& tiles,
                                            const CellModel<double>& model, std::size_t count, std::uint64_t seed,
-                                           std::uint64_t tries, std::uint64_t give_up_after);
+                                           std::uint64_t tries, std::uint64_t give_up_after,
+                                           const PlacementTest& allowed = {});
+
+/// The general form: `count` more cells among `existing` (which stay as they are),
+/// candidates at nodes from `draw_node`, kept only where `allowed` (if given) says so too.
+/// Returns the new cells only.
+std::vector<CellPlacement> add_at_random(const mesh::SparseMesh& mesh, const mesh::TileMaps& tiles,
+                                         const CellModel<double>& model, const std::vector<CellPlacement>& existing,
+                                         std::size_t count, std::mt19937_64& rng, const NodeDraw& draw_node,
+                                         const PlacementTest& allowed, std::uint64_t tries, std::uint64_t give_up_after);
 
 /// A point in lattice units (node (i, j, k) at (i, j, k)) in the case's coordinates, m.
 inline std::array<double, 3> to_metres(const mesh::SparseMesh& mesh, double x, double y, double z) {

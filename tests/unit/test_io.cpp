@@ -4,6 +4,7 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -17,6 +18,7 @@
 
 #include "core/io/field_writer.hpp"
 #include "core/io/json.hpp"
+#include "core/io/particle_writer.hpp"
 #include "core/io/probes.hpp"
 #include "core/io/series_csv.hpp"
 
@@ -450,4 +452,48 @@ TEST_CASE("open_series_csv: a fresh run truncates; a restart keeps the rows up t
     CHECK(read() == "step,time,flow\n");
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("ParticleWriter: a restart continues the collection, forgetting the steps after its checkpoint") {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / "hemo_particle_writer_test";
+  fs::remove_all(dir);
+  auto read = [&](const fs::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  auto write = [&](hemo::io::ParticleWriter& w, std::int64_t step, std::size_t n) {
+    const std::vector<std::array<double, 3>> x(n, {1e-6, 2e-6, 3e-6});
+    w.write(step, 0.1 * double(step), x,
+            {{"id", "1", 1, std::vector<double>(n, 7.0)}, {"q", "1", 4, std::vector<double>(4 * n, 0.5)}});
+  };
+  std::string uninterrupted;
+  {
+    hemo::io::ParticleWriter w(dir.string(), "cells");
+    for (std::int64_t s : {10, 20, 30}) write(w, s, std::size_t(s / 10));  // a count per step
+    uninterrupted = read(dir / "cells.xmf");
+  }
+  SUBCASE("restart after step 20: step 30 removed, then written again") {
+    hemo::io::ParticleWriter w(dir.string(), "cells", 20);
+    CHECK_FALSE(fs::exists(dir / "particles" / "cells_00000030.h5"));
+    const std::string listed = read(dir / "cells.xmf");
+    CHECK(listed.find("cells_00000020") != std::string::npos);
+    CHECK(listed.find("cells_00000030") == std::string::npos);
+    write(w, 30, 3);
+    CHECK(read(dir / "cells.xmf") == uninterrupted);
+  }
+  SUBCASE("a restart that writes no snapshot: continue_series forgets the later steps") {
+    hemo::io::ParticleWriter::continue_series(dir.string(), "cells", 10);
+    CHECK(fs::exists(dir / "particles" / "cells_00000010.h5"));
+    CHECK_FALSE(fs::exists(dir / "particles" / "cells_00000020.h5"));
+    const std::string listed = read(dir / "cells.xmf");
+    CHECK(listed.find("cells_00000010") != std::string::npos);
+    CHECK(listed.find("cells_00000020") == std::string::npos);
+  }
+  SUBCASE("a fresh run starts an empty collection") {
+    hemo::io::ParticleWriter w(dir.string(), "cells");
+    write(w, 40, 1);
+    CHECK(read(dir / "cells.xmf").find("cells_00000010") == std::string::npos);
+  }
+  fs::remove_all(dir);
 }

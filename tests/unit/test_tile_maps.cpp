@@ -14,6 +14,7 @@
 
 #include "core/mesh/sparse_mesh.hpp"
 #include "core/mesh/tile_maps.hpp"
+#include "plugins/rbc/kernels.hpp"
 
 using namespace hemo;
 
@@ -258,6 +259,37 @@ std::array<std::uint32_t, 3> check_against_brute_force(const Geometry& g, int c,
   }
   CHECK(view.tile_of_point(std::nan(""), 0.0, 0.0) == -1);
   CHECK(view.tile_of_point(1e30, 0.0, 0.0) == -1);
+
+  // near_gaps: a voxel with no owned node among the 27 tiles' voxels (outside the box
+  // counts, as beyond a non-periodic face).
+  const auto near = maps.near_gaps();
+  REQUIRE(near.size() == maps.num_mapped());
+  for (std::int32_t tile = 0; tile < std::int32_t(maps.num_mapped()); ++tile) {
+    const auto tc = maps.tile_coords_of(tile);
+    bool expected = false;
+    for (std::int64_t k = (tc[2] - 1) * c; k < (tc[2] + 2) * c && !expected; ++k)
+      for (std::int64_t j = (tc[1] - 1) * c; j < (tc[1] + 2) * c && !expected; ++j)
+        for (std::int64_t i = (tc[0] - 1) * c; i < (tc[0] + 2) * c && !expected; ++i) {
+          const auto v = wrap_voxel({i, j, k});
+          expected = !v || owned_node((*v)[0], (*v)[1], (*v)[2]) < 0;
+        }
+    CHECK(bool(near[std::size_t(tile)]) == expected);
+  }
+
+  // The red blood cells' membership test near a point (rbc::NearCell: CNEIGH and IJKMAP,
+  // no binary search) agrees with node_at at every lattice point within a tile of it.
+  for (int s = 0; s < 100; ++s) {
+    double x[3];
+    for (std::size_t a = 0; a < 3; ++a) x[a] = std::uniform_real_distribution<double>(-0.5, dims[a] - 0.5)(rng);
+    const rbc::NearCell near_cell = rbc::NearCell::of(view, phys::Vec3<double>{x[0], x[1], x[2]});
+    if (near_cell.tile < 0) continue;
+    const auto base = std::array<std::int64_t, 3>{std::int64_t(std::floor(x[0] + 0.5)), std::int64_t(std::floor(x[1] + 0.5)),
+                                                  std::int64_t(std::floor(x[2] + 0.5))};
+    for (std::int64_t k = base[2] - c + 1; k < base[2] + c; ++k)
+      for (std::int64_t j = base[1] - c + 1; j < base[1] + c; ++j)
+        for (std::int64_t i = base[0] - c + 1; i < base[0] + c; ++i)
+          CHECK(near_cell.node_at(view, i, j, k) == view.node_at(i, j, k));
+  }
   return {maps.num_internal, maps.num_frontier, maps.num_external};
 }
 
