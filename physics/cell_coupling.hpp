@@ -22,11 +22,24 @@
 // weighted mean of r x u would also pick up the strain for a non-spherical support:
 // the "elongational" coupling the paper neglects).
 //
-// Fluid's share. Node x gets the force density
-//   g(x) = (w / W) [ -F + B x (r - c) ],   B = J^-1 (-T),   J = tr(S) 1 - S,
-// so that sum g = -F exactly and sum (r - c) x g = -T: linear momentum of fluid + cells is
-// conserved to rounding, and angular momentum about the centroid. (About the cell's
-// centre the fluid also gets c x (-F); c = 0 for a support clear of walls.)
+// Fluid's share: the adjoint (transpose) of the measurement, as an immersed boundary
+// method's spreading is of its interpolation (Peskin, Acta Numerica 11 (2002) 479, sec.
+// 6). u~ and Omega~ are linear in the nodes' velocities,
+//   u~ = sum (w / W) u,   Omega~ = (1/2) sum (w / W) p x u,   p = S^-1 (r - c),
+// so node x gets the force density
+//   g(x) = (w / W) [ -F + (1/2) p x T ],
+// and sum g . u = -F . u~ - T . Omega~ for every velocity field: the power the fluid
+// receives is exactly minus what the drag's reaction does at the velocities the cell
+// sees, so the exchange dissipates, -gamma_T |V - u~|^2 - gamma_R |Omega - Omega~|^2,
+// never adds energy. Because the fit is exact for uniform and rigidly rotating fields,
+// the same identity gives sum g = -F and sum (r - c) x g = -T: linear momentum of fluid +
+// cells is conserved to rounding, and angular momentum about the centroid. (About the
+// cell's centre the fluid also gets c x (-F); c = 0 for a support clear of walls.)
+// Before 2026-11-25 the torque went back as (w / W) B x (r - c), B = J^-1 (-T), J =
+// tr(S) 1 - S: the same momentum and angular momentum, but its power is -T . Omega_L
+// with Omega_L = J^-1 sum (w / W) (r - c) x u, which differs from Omega~ wherever the
+// flow strains a non-spherical support, so the exchange could feed energy in (cells of
+// the 20 um tube of tools/validation/rbc_tubes.py sped up from rest, 2026-11-25).
 // Where the support's nodes are too few to span three dimensions (det S tiny against
 // its trace, a cell squeezed against a wall), Omega~ and the rotational share are zero.
 #include <cmath>
@@ -86,7 +99,7 @@ template <class Real>
 struct CellFluid {
   Vec3<Real> velocity{}, rotation{};  // u~, Omega~
   Vec3<Real> centroid{};              // c, from the cell's centre
-  Sym3<Real> spread{};                // J^-1 / W (zero where the support is flat)
+  Sym3<Real> inverse_spread{};        // S^-1 (zero where the support is flat)
   Real W = 0;                         // 0: the cell covers no node
 };
 
@@ -134,17 +147,15 @@ HEMO_HD CellFluid<Real> cell_fluid(const SupportSums<Real>& s) {
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) G[a][b] = M[a][0] * Sm[0][b] + M[a][1] * Sm[1][b] + M[a][2] * Sm[2][b];
   out.rotation = {Real(0.5) * (G[2][1] - G[1][2]), Real(0.5) * (G[0][2] - G[2][0]), Real(0.5) * (G[1][0] - G[0][1])};
-  // J = tr(S) 1 - S is positive definite when S is.
-  const Sym3<Real> J{tr - S.xx, tr - S.yy, tr - S.zz, -S.xy, -S.xz, -S.yz};
-  const Sym3<Real> Ji = detail::inverse(J, detail::det(J));
-  out.spread = {Ji.xx * iW, Ji.yy * iW, Ji.zz * iW, Ji.xy * iW, Ji.xz * iW, Ji.yz * iW};
+  out.inverse_spread = Si;
   return out;
 }
 
-/// How a cell's drag is spread: node g(x) = w(x) [force + turn x (r - centroid)].
+/// How a cell's drag is spread: node g(x) = w(x) [force + (S^-1 (r - centroid)) x turn].
 template <class Real>
 struct CellShare {
-  Vec3<Real> centroid{}, force{}, turn{};
+  Vec3<Real> centroid{}, force{}, turn{};  // force = -F / W, turn = T / (2 W)
+  Sym3<Real> inverse_spread{};             // S^-1
 };
 
 /// The share of the drag (force F, torque T on the cell) that goes back to the fluid.
@@ -154,14 +165,15 @@ HEMO_HD CellShare<Real> cell_share(const CellFluid<Real>& f, const Vec3<Real>& F
   if (!(f.W > 0)) return out;
   out.centroid = f.centroid;
   out.force = (-Real(1) / f.W) * F;
-  out.turn = detail::times(f.spread, -T);
+  out.inverse_spread = f.inverse_spread;
+  out.turn = (Real(0.5) / f.W) * T;
   return out;
 }
 
 /// The force density a node at r from a cell's centre receives from it (weight w).
 template <class Real>
 HEMO_HD Vec3<Real> node_share(const CellShare<Real>& s, Real w, const Vec3<Real>& r) {
-  return w * (s.force + cross(s.turn, r - s.centroid));
+  return w * (s.force + cross(detail::times(s.inverse_spread, r - s.centroid), s.turn));
 }
 
 }  // namespace hemo::phys

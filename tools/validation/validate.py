@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import geometry_checks  # noqa: E402
 import iolet_checks  # noqa: E402
 import pressure_rules  # noqa: E402
+import rbc_tubes  # noqa: E402
 import reference_cases  # noqa: E402
 import sphere_check  # noqa: E402
 
@@ -279,6 +280,7 @@ CHECKS.update(pressure_rules.CHECKS)
 CHECKS.update(reference_cases.CHECKS)
 CHECKS.update(sphere_check.CHECKS)
 CHECKS.update(geometry_checks.CHECKS)
+CHECKS.update(rbc_tubes.CHECKS)
 
 
 def fmt(x):
@@ -292,7 +294,10 @@ PLOT_TITLES = {"poiseuille_pipe.png": "Poiseuille pipe", "pipe_pressure.png": "P
                "vlbm_pipe_lb_vlbm.png": "Tilted STL pipe, lb_vlbm", "vlbm_pipe_lb_bgk.png": "Tilted STL pipe, lb_bgk",
                "aorta.png": "aorta (lb_vlbm): velocity magnitude on a slice",
                "carotid.png": "carotid (lb_vlbm): velocity magnitude, largest across a 4 mm slab",
-               "cavity_re1000.png": "Lid-driven cavity, Re = 1000"}
+               "cavity_re1000.png": "Lid-driven cavity, Re = 1000",
+               "rbc_tubes_viscosity.png": "Red blood cells in tubes: relative apparent viscosity",
+               "rbc_tubes_fahraeus.png": "Red blood cells in tubes: tube over discharge haematocrit",
+               "rbc_tubes_radial.png": "Red blood cells in tubes: radial distribution of cell centres"}
 
 
 def headline(records):
@@ -405,7 +410,9 @@ def main():
         ran = {r.study for r in records}
         for name, title in PLOT_TITLES.items():
             study = {"aorta.png": "real_geometry", "carotid.png": "real_geometry", "cavity_re1000.png": "cavity",
-                     "vlbm_pipe_lb_vlbm.png": "vlbm_pipe", "vlbm_pipe_lb_bgk.png": "vlbm_pipe"}.get(name, name[:-4])
+                     "vlbm_pipe_lb_vlbm.png": "vlbm_pipe", "vlbm_pipe_lb_bgk.png": "vlbm_pipe",
+                     "rbc_tubes_viscosity.png": "rbc_tubes", "rbc_tubes_fahraeus.png": "rbc_tubes",
+                     "rbc_tubes_radial.png": "rbc_tubes"}.get(name, name[:-4])
             if study in ran and os.path.exists(os.path.join(DOCS, "img", name)):  # no picture from an older run
                 ctx.plots.append((title, "img/" + name))
         write_report(records, ctx, a.device, a.date)
