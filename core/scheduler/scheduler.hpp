@@ -69,6 +69,13 @@ class Scheduler {
   /// output and monitor steps.
   void require_moments_every_step(const std::string& who) { moments_every_step_.push_back(who); }
   bool moments_every_step() const { return !moments_every_step_.empty(); }
+  /// A plugin that couples particles to the plasma every step asks for the plasma's
+  /// velocity at the start of the step: the node field "streamed_velocity", which the LB
+  /// plugin computes first in the particles phase from the populations that stream into each
+  /// node (the last step's "velocity" is a streaming step older; a drag coupled through
+  /// that lag is unstable under dense cells, docs/rbc.md).
+  void require_streamed_velocity(const std::string& who) { streamed_velocity_.push_back(who); }
+  bool streamed_velocity_required() const { return !streamed_velocity_.empty(); }
   void run_step(StepContext& ctx);
 
   struct Timing {
@@ -95,6 +102,7 @@ class Scheduler {
   };
   std::vector<Entry> entries_;
   std::vector<std::string> moments_every_step_;
+  std::vector<std::string> streamed_velocity_;
   Fence fence_;
   bool sorted_ = true;
 };

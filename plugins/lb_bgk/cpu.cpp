@@ -10,3 +10,5 @@ HEMO_INSTANTIATE_HOST(hemo::lb_bgk::CollideStream<float, hemo::phys::Regularized
 HEMO_INSTANTIATE_HOST(hemo::lb_bgk::CollideStream<double, hemo::phys::RegularizedCollision<double>>);
 HEMO_INSTANTIATE_HOST(hemo::lb_bgk::InitEquilibrium<float>);
 HEMO_INSTANTIATE_HOST(hemo::lb_bgk::InitEquilibrium<double>);
+HEMO_INSTANTIATE_HOST(hemo::lb_bgk::StreamedVelocity<float>);
+HEMO_INSTANTIATE_HOST(hemo::lb_bgk::StreamedVelocity<double>);

@@ -28,6 +28,32 @@ HEMO_HD void relax_and_store(Real (&h)[d3q19::Q], const Collision& collide, cons
   }
 }
 
+/// Step 1 of a pull update: the populations that stream into node n, h_q from the node
+/// at x - c_q, or bounced back (link_codes.hpp) with a coded link's momentum term.
+template <class Real>
+HEMO_HD void pull(Real (&h)[d3q19::Q], const Real* HEMO_RESTRICT in, const std::uint32_t* HEMO_RESTRICT nbr,
+                  const Real* HEMO_RESTRICT link_value, std::size_t s, std::uint32_t n) {
+  // All 18 indices first, then 19 loads whose addresses need no branch: every load of
+  // the node is in flight at once. (Branching on the link kind before each load left
+  // the GPU waiting on one index at a time: 51% of the copy bandwidth instead of 87%
+  // on an H200, docs/performance.md.)
+  std::uint32_t src[d3q19::Q];
+  HEMO_UNROLL
+  for (int q = 1; q < d3q19::Q; ++q) src[q] = nbr[std::size_t(q - 1) * s + n];
+  h[0] = in[n];
+  HEMO_UNROLL
+  for (int q = 1; q < d3q19::Q; ++q) {
+    // Halfway bounce-back reads the node's own opposite population (bounce_back.hpp).
+    const std::size_t at = mesh::is_node(src[q]) ? std::size_t(q) * s + src[q]
+                                                 : std::size_t(d3q19::opposite(q)) * s + n;
+    h[q] = in[at];
+  }
+  // Coded links add the wall's momentum term (moving walls, later iolets).
+  HEMO_UNROLL
+  for (int q = 1; q < d3q19::Q; ++q)
+    if (mesh::is_coded_link(src[q])) h[q] = phys::bounce_back_link(h[q], link_value[mesh::link_index(src[q])]);
+}
+
 /// One fused pull step on node n (Rinaldi et al., seeds/003, sec. 3: stream by pulling,
 /// then collide, one read and one write of every population):
 ///   1. gather h_q from the node at x - c_q (or bounce back, link_codes.hpp),
@@ -55,28 +81,8 @@ struct CollideStream {
     const std::size_t s = stride;
     // Local restrict-qualified copies: compilers ignore restrict on struct members, and
     // these tell them the loads may be reordered freely ahead of the stores.
-    const Real* HEMO_RESTRICT in = f_in;
-    const std::uint32_t* HEMO_RESTRICT nbr = neighbours;
-    // All 18 indices first, then 19 loads whose addresses need no branch: every load of
-    // the node is in flight at once. (Branching on the link kind before each load left
-    // the GPU waiting on one index at a time: 51% of the copy bandwidth instead of 87%
-    // on an H200, docs/performance.md.)
-    std::uint32_t src[d3q19::Q];
-    HEMO_UNROLL
-    for (int q = 1; q < d3q19::Q; ++q) src[q] = nbr[std::size_t(q - 1) * s + n];
     Real h[d3q19::Q];
-    h[0] = in[n];
-    HEMO_UNROLL
-    for (int q = 1; q < d3q19::Q; ++q) {
-      // Halfway bounce-back reads the node's own opposite population (bounce_back.hpp).
-      const std::size_t at = mesh::is_node(src[q]) ? std::size_t(q) * s + src[q]
-                                                   : std::size_t(d3q19::opposite(q)) * s + n;
-      h[q] = in[at];
-    }
-    // Coded links add the wall's momentum term (moving walls, later iolets).
-    HEMO_UNROLL
-    for (int q = 1; q < d3q19::Q; ++q)
-      if (mesh::is_coded_link(src[q])) h[q] = phys::bounce_back_link(h[q], link_value[mesh::link_index(src[q])]);
+    pull(h, f_in, neighbours, link_value, s, n);
     const phys::Moments<Real> m = phys::moments(h);
     const Real rho = Real(1) + m.drho;
     phys::Vec3<Real> F{rho * acceleration.x, rho * acceleration.y, rho * acceleration.z};
@@ -86,6 +92,33 @@ struct CollideStream {
       F.z += force[2 * s + n];
     }
     relax_and_store(h, collision, F, n, s, f_out, write_moments, density, velocity);
+  }
+};
+
+/// The plasma's velocity at the start of a step, from the populations that stream into
+/// each node (`pull`, the same values the step's collision will see) with half the
+/// uniform body force (Guo), without the force-density field (this step's is not known
+/// yet). Particles coupled to the flow read it: the velocity of the last step's collision
+/// is one streaming step old, and a drag coupled through that lag grows a mode of the
+/// plasma under dense cells from rounding (docs/rbc.md).
+template <class Real>
+struct StreamedVelocity {
+  const Real* HEMO_RESTRICT f_in;  // post-collision populations of the last step (A)
+  const std::uint32_t* HEMO_RESTRICT neighbours;
+  const Real* HEMO_RESTRICT link_value;
+  Real* HEMO_RESTRICT velocity;  // 3 rows
+  phys::Vec3<Real> acceleration;
+  std::uint32_t stride;
+
+  HEMO_HD void operator()(std::uint32_t n) const {
+    const std::size_t s = stride;
+    Real h[d3q19::Q];
+    pull(h, f_in, neighbours, link_value, s, n);
+    const phys::Moments<Real> m = phys::moments(h);
+    const Real rho = Real(1) + m.drho, half = Real(0.5);
+    velocity[n] = (m.j.x + half * rho * acceleration.x) / rho;
+    velocity[s + n] = (m.j.y + half * rho * acceleration.y) / rho;
+    velocity[2 * s + n] = (m.j.z + half * rho * acceleration.z) / rho;
   }
 };
 

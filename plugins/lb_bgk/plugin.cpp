@@ -74,6 +74,13 @@ class Solver {
         Phase::collide_interior, "collide_stream", "lb_bgk",
         [this, &fields](StepContext& ctx) { collide_stream(fields, ctx.moments_due, ctx.time, {0, interior_}); },
         interior_sync);
+    // The plasma's velocity at the start of the step, for particles that ask for it
+    // (Scheduler::require_streamed_velocity; its field is declared in initialise). First
+    // in the particles phase (lb_bgk sets up before particle plugins), after begin_step
+    // has set this step's link values, so it pulls what the collision will.
+    scheduler_ = &st.scheduler;
+    st.scheduler.add(Phase::particles, "streamed_velocity", "lb_bgk",
+                     [this, &fields](StepContext& ctx) { streamed_velocity(fields, ctx.time); });
     // Pointer swap, not a copy: the B set becomes the next step's A set.
     st.scheduler.add(Phase::end_step, "swap_populations", "lb_bgk",
                      [&fields](StepContext&) { fields.swap<Real>("f", "f_next"); });
@@ -87,15 +94,33 @@ class Solver {
     st.halo.exchange(fields.get<Real>("f"), HaloRows::crossing_directions);
     // The force-density field is optional: a particle plugin may declare it.
     has_force_ = fields.contains("force");
+    if (st.scheduler.streamed_velocity_required())
+      fields.declare_node_field<Real>("streamed_velocity", 3, "lb_bgk",
+                                      "lattice velocity of the populations streaming in at the start of the step (with "
+                                      "half the body acceleration, without the force-density field)",
+                                      Quantity::velocity);
   }
 
  private:
+  /// The uniform body acceleration at `time`, lattice units.
+  phys::Vec3<Real> acceleration_at(double time) const {
+    const double wave = std::cos(force_omega_ * time);
+    return {Real(g0_[0] + g1_[0] * wave), Real(g0_[1] + g1_[1] * wave), Real(g0_[2] + g1_[2] * wave)};
+  }
+
+  void streamed_velocity(FieldRegistry& fields, double time) {
+    if (!scheduler_->streamed_velocity_required()) return;
+    auto& links = fields.get<Real>("link_value");
+    StreamedVelocity<Real> k{fields.get<Real>("f").data(), fields.get<std::uint32_t>("neighbours").data(),
+                             links.count() ? links.data() : nullptr, fields.get<Real>("streamed_velocity").data(),
+                             acceleration_at(time), stride_};
+    exec::for_each(space_, {0, nodes_}, k, "lb_bgk::streamed_velocity", block_size_);
+  }
+
   void collide_stream(FieldRegistry& fields, bool moments, double time, exec::Range nodes) {
     auto& links = fields.get<Real>("link_value");
     // The force at the time of the moments this step computes (state after the step).
-    const double wave = std::cos(force_omega_ * time);
-    const phys::Vec3<Real> acceleration{Real(g0_[0] + g1_[0] * wave), Real(g0_[1] + g1_[1] * wave),
-                                        Real(g0_[2] + g1_[2] * wave)};
+    const phys::Vec3<Real> acceleration = acceleration_at(time);
     auto launch = [&](auto collision) {
       CollideStream<Real, decltype(collision)> k{fields.get<Real>("f").data(),
                                                  fields.get<Real>("f_next").data(),
@@ -141,6 +166,7 @@ class Solver {
   phys::Vec3<Real> u0_{};
   bool has_force_ = false;
   int block_size_ = exec::default_block_size;
+  const Scheduler* scheduler_ = nullptr;
 };
 
 class BgkPlugin final : public Plugin {

@@ -311,7 +311,8 @@ struct SupportRows {
   }
 };
 
-/// u~ and Omega~ over the cell's support (velocity of the last step), then the kick with
+/// u~ and Omega~ over the cell's support (the plasma's velocity at the start of this step,
+/// lb_bgk's "streamed_velocity"), then the kick with
 /// the conservative force and the drag, then the cell's record for the spreading; the
 /// cell enters the list of every node of its support (NodeCells).
 template <class Real>
@@ -319,7 +320,7 @@ struct CellKick {
   CellColumns<Real> cells;  // in tile order
   CellModel<Real> model;
   mesh::TileView tiles;
-  const Real* velocity;  // fluid, 3 rows of `fluid_stride`
+  const Real* velocity;  // the plasma's streamed velocity, 3 rows of `fluid_stride`
   std::uint32_t fluid_stride;
   SpreadRecord<Real>* records;  // per cell
   NodeCells node_cells;

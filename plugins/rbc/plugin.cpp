@@ -119,7 +119,7 @@ class Cells {
     table_ = &table;
     st.fields.declare_node_field<Real>("force", 3, "rbc", "force density of the cells' drag on the plasma",
                                        Quantity::force_density);
-    st.scheduler.require_moments_every_step("rbc");
+    st.scheduler.require_streamed_velocity("rbc");
     FieldRegistry& fields = st.fields;
     if (!iolets_.feeds().empty())
       st.scheduler.add(Phase::particles, "cell_inflow", "rbc", [this, &fields](StepContext& ctx) { inflow(ctx, fields); });
@@ -135,9 +135,6 @@ class Cells {
   }
 
   void initialise(SetupStage& st) {
-    // The kick reads the plasma's velocity of the step before, which a restart must find
-    // as the stopped run left it (a moment, recomputed by each step only after the kick).
-    st.fields.lookup("velocity").set_restart_state();
     // The size the cells were placed at goes through checkpoints with them: a restart
     // grows them on from it as the uninterrupted run does.
     table_->bind_restart_value("start_size", start_size_);
@@ -529,7 +526,7 @@ class Cells {
   NodeCells node_cells() { return {node_count_.data(), node_cells_.data(), cells_per_node}; }
 
   void kick(FieldRegistry& fields) {
-    const auto& velocity = fields.get<Real>("velocity");
+    const auto& velocity = fields.get<Real>("streamed_velocity");
     exec::for_each(space_, {0, count()},
                    CellKick<Real>{columns(), model_, view_, velocity.data(), velocity.stride(), records_.data(), node_cells()},
                    "rbc::cell_kick");

@@ -29,6 +29,7 @@ import time
 from benchlib import ROOT, commit, sparse_bytes, write_json, write_page
 
 ACTIONS = {  # what each action is, in the order of a step
+    "lb_bgk.streamed_velocity": "coupling (the plasma's velocity from the populations streaming in at the start of the step, which the kick reads)",
     "rbc.cells_to_tiles": "map update: tile of each cell, sort by tile, NGRID and its scan, the cells' rows permuted into tile order",
     "rbc.cell_forces": "forces: Gay-Berne over 27 tiles + wall sites",
     "rbc.cell_kick": "coupling (gather u~, Omega~ over the support, each node's list of covering cells) + integration (kick)",
@@ -151,7 +152,8 @@ def page(a, result, baseline=None):
              " | LB GB/s | set-up s |",
              "|---" * (len(ACTIONS) + 6) + "|"] + timing_rows(r)
     if baseline:
-        lines += ["", f"### Before: commit `{baseline.get('label') or baseline['commit']}`, same machine, same session", "",
+        before = baseline.get("label") or f"commit `{baseline['commit']}`, same machine, same session"
+        lines += ["", f"### Before: {before}", "",
                   "| fluid nodes | cells | steps/s | steps/s (wall) | " + " | ".join(k.split(".")[1] for k in ACTIONS) +
                   " | LB GB/s | set-up s |", "|---" * (len(ACTIONS) + 6) + "|"] + timing_rows(baseline)
     lines += ["", "What the actions are:", ""] + [f"- `{k}`: {v}" for k, v in ACTIONS.items()]

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Red blood cells speeding up from rest (docs/rbc.md, "An instability of the drag
-# coupling"): a periodic 20 um tube (and a periodic 40 um box) at haematocrit 0.33,
-# tau 0.8, fp32, no forcing; each variant prints the cells' mean speed (m/s, cells.csv)
-# every 6000 steps and how it ended. A run that stays at rest decays to 1e-5..1e-4 m/s;
-# the unstable ones climb to ~1e-2 m/s or lose cells through the wall (exit 3).
+# Red blood cells at rest must stay at rest (docs/rbc.md, "An instability of the drag
+# coupling", found and fixed 2026-11-25): a periodic 20 um tube (and a periodic 40 um
+# box) at haematocrit 0.33, tau 0.8, fp32, no forcing; each variant prints the cells'
+# mean speed (m/s, cells.csv) every 6000 steps and how it ended. A run that stays at rest
+# decays to 1e-5..1e-4 m/s (the growth phase's motion dying out); before the fix the
+# runs climbed to ~1e-2 m/s or lost cells through the wall (exit 3).
 #   tools/bench/rbc_stability.sh BUILD/bin/hemoflow [cpu|cuda]
 # About 3 minutes on one H100; far longer on a CPU.
 set -uo pipefail
