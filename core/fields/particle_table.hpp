@@ -223,14 +223,15 @@ class ParticleTable {
   }
   /// The bound restart values, by name.
   const std::map<std::string, double*>& restart_values() const { return restart_values_; }
-  /// Particle i becomes the old particle order[i], for i < n, in every column but those
-  /// named in `keep` (e.g. the sort's own keys, already in the new order); then n
-  /// particles. `order` lives in the table's memory: a permutation of [0, size()), or
-  /// with n < size() the particles to keep (the rest are dropped).
-  void permute(const std::uint32_t* order, std::size_t n, const std::vector<std::string>& keep = {}) {
+  /// Particle i becomes the old particle order[i], for i < n, in every restart-state
+  /// column (the state a particle carries from step to step; the other columns hold what a
+  /// step computes before it reads it, and are left as they are); then n particles.
+  /// `order` lives in the table's memory: a permutation of [0, size()), or with n < size()
+  /// the particles to keep (the rest are dropped).
+  void permute(const std::uint32_t* order, std::size_t n) {
     if (n > size_) throw std::logic_error("particle table '" + name_ + "': permute to more particles than it holds");
     for (auto& [name, c] : columns_)
-      if (std::find(keep.begin(), keep.end(), name) == keep.end()) c->permute(order, n);
+      if (c->restart_state()) c->permute(order, n);
     size_ = n;
   }
 

@@ -94,23 +94,28 @@ std::size_t TileMaps::bytes() const {
          neighbours.size() * sizeof(std::int32_t) + nodes.size() * sizeof(std::int32_t);
 }
 
-std::vector<std::uint8_t> TileMaps::near_gaps() const {
-  const std::uint32_t n = num_mapped();
-  const std::int64_t volume = tile_volume();
+namespace {
+
+/// TileMaps::near_gaps of maps whose CNEIGH and IJKMAP are built.
+std::vector<std::uint8_t> tiles_near_gaps(const TileMaps& maps) {
+  const std::uint32_t n = maps.num_mapped();
+  const std::int64_t volume = maps.tile_volume();
   std::vector<std::uint8_t> gap(n, 0), out(n, 0);
   for (std::uint32_t t = 0; t < n; ++t)
-    gap[t] = std::any_of(nodes.begin() + std::int64_t(t) * volume, nodes.begin() + std::int64_t(t + 1) * volume,
+    gap[t] = std::any_of(maps.nodes.begin() + std::int64_t(t) * volume, maps.nodes.begin() + std::int64_t(t + 1) * volume,
                          [](std::int32_t node) { return node < 0; });
   for (std::uint32_t t = 0; t < n; ++t) {
     bool near = gap[t];
     for (int s = 0; s < num_offsets && !near; ++s) {
-      const std::int32_t nb = neighbours[std::size_t(t) * num_offsets + s];
+      const std::int32_t nb = maps.neighbours[std::size_t(t) * num_offsets + s];
       near = nb < 0 || std::uint32_t(nb) >= n || gap[std::size_t(nb)];
     }
     out[t] = near;
   }
   return out;
 }
+
+}  // namespace
 
 TileView TileMaps::view() const {
   TileView v;
@@ -329,6 +334,7 @@ TileMaps build_tile_maps(const SparseMesh& mesh, int c, const std::function<int(
       t.nodes[std::size_t(row + lid)] = std::int32_t(n);
     }
   }
+  t.near_gaps = tiles_near_gaps(t);
   return t;
 }
 

@@ -113,19 +113,18 @@ struct NearCell {
   template <class Real>
   HEMO_HD static NearCell of(const mesh::TileView& v, const Vec3<Real>& x) {
     NearCell n;
-    std::int64_t p[3], at[3];
-    if (!mesh::TileView::voxel_of_point(x.x, x.y, x.z, p)) return n;
+    std::int64_t q[3], p[3], at[3];
+    if (!mesh::TileView::voxel_of_point(x.x, x.y, x.z, q)) return n;
     for (int a = 0; a < 3; ++a) {
+      p[a] = q[a];
       if (!v.wrap_voxel(p[a], a)) return n;
       at[a] = p[a] / v.c;
     }
     const std::int32_t t = v.tile_at(at[0], at[1], at[2]);
     if (t < 0 || std::uint32_t(t) >= v.num_mapped()) return n;
     n.tile = t;
-    // The unwrapped origin: the centre's voxel p was wrapped into the box, the points
-    // asked for are near the unwrapped centre; shift by the difference.
-    std::int64_t q[3];
-    mesh::TileView::voxel_of_point(x.x, x.y, x.z, q);
+    // The unwrapped origin: the centre's voxel q, wrapped into the box as p, has its tile
+    // at `at`; the points asked for are near the unwrapped centre, so shift back.
     for (int a = 0; a < 3; ++a) n.origin[a] = at[a] * v.c + (q[a] - p[a]);
     return n;
   }

@@ -201,7 +201,7 @@ class Cells {
     view_.id = id_.data();
     view_.neighbours = neighbours_.data();
     view_.nodes = nodes_.data();
-    near_wall_ = exec::to_device(space_, tiles_.near_gaps());
+    near_wall_ = exec::to_device(space_, tiles_.near_gaps);
     workspace_ = std::make_unique<exec::Workspace>(space_);
     // Keys: the mapped tiles, then one for centres in no tile, one for cells leaving.
     tile_count_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_mapped() + 2);
@@ -490,11 +490,10 @@ class Cells {
     else exec::cuda::copy_to_host(ends, tile_first_.data() + invalid, sizeof ends);
     if (ends[1] > ends[0]) report_escaped(ctx);
     if (n > ends[1]) count_leaving(ends[1]);
-    // The cells' rows into tile order (the keys are sorted already), the leaving ones
-    // dropped: a tile's cells are then contiguous, and neighbouring threads read
-    // neighbouring memory. Columns each step rewrites before it reads them stay as they
-    // are.
-    table_->permute(order, ends[1], {"tile_key", "order", "angular_velocity", "force", "torque", "drag", "energy"});
+    // The cells' rows into tile order, the leaving ones dropped: a tile's cells are then
+    // contiguous, and neighbouring threads read neighbouring memory. Only the
+    // restart-state columns carry over; the step rewrites the rest before reading them.
+    table_->permute(order, ends[1]);
     records_.resize_at_least(space_, ends[1]);
   }
 
@@ -576,9 +575,9 @@ class Cells {
       for (double v : pf) monitor_.value(v * mom, 15);
       monitor_.value(n ? units_.velocity_to_physical(speed / double(n)) : 0.0, 8);
       monitor_.text(state_checksum());
-      for (std::size_t f = 0; f < iolets_.faces().size(); ++f) {
-        monitor_.value(entered_[f]);
-        monitor_.value(left_[f]);
+      for (std::size_t k = 0; k < iolets_.faces().size(); ++k) {
+        monitor_.value(entered_[k]);
+        monitor_.value(left_[k]);
       }
       monitor_.end();
     }

@@ -53,11 +53,11 @@ class PlacedCells {
 };
 
 /// Whether a wall site lies closer to the cell's surface than the wall's range (the
-/// repulsion above its value at contact, eps). `near_gaps`: TileMaps::near_gaps(), by
-/// tile; a cell in a tile with no gap around it touches none.
-bool touches_wall(const CellPlacement& c, std::int32_t tile, const mesh::TileView& view,
-                  const std::vector<std::uint8_t>& near_gaps, const CellModel<double>& model) {
-  if (!near_gaps[std::size_t(tile)]) return false;
+/// repulsion above its value at contact, eps). A cell in a tile with no gap around it
+/// (TileMaps::near_gaps) touches none.
+bool touches_wall(const CellPlacement& c, std::int32_t tile, const mesh::TileMaps& tiles, const mesh::TileView& view,
+                  const CellModel<double>& model) {
+  if (!tiles.near_gaps[std::size_t(tile)]) return false;
   const V x = position_of(c), n = axis_of(c);
   const NearCell near = NearCell::of(view, x);
   const double reach = model.wall.reach();
@@ -85,7 +85,6 @@ std::vector<CellPlacement> add_at_random(const mesh::SparseMesh& mesh, const mes
   }
   const std::size_t before = placed.cells().size();
   if (count == 0 || mesh.num_nodes == 0) return {};
-  const std::vector<std::uint8_t> near_gaps = tiles.near_gaps();
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::uint64_t failed = 0;  // tries since the last cell placed
   for (std::uint64_t t = 0; t < tries && failed < give_up_after && placed.cells().size() - before < count; ++t) {
@@ -101,7 +100,7 @@ std::vector<CellPlacement> add_at_random(const mesh::SparseMesh& mesh, const mes
     if (tile < 0 || std::uint32_t(tile) >= tiles.num_mapped()) continue;
     if (view.node_of_point(c.position[0], c.position[1], c.position[2]) < 0) continue;
     if (allowed && !allowed(c)) continue;
-    if (placed.overlap(c, tile) >= 0 || touches_wall(c, tile, view, near_gaps, model)) continue;
+    if (placed.overlap(c, tile) >= 0 || touches_wall(c, tile, tiles, view, model)) continue;
     placed.add(c, tile);
     failed = 0;
   }
@@ -135,7 +134,6 @@ std::vector<std::string> placement_problems(const std::vector<CellPlacement>& ce
   };
   auto where = [&](const CellPlacement& c) { return describe_point(mesh, c.position[0], c.position[1], c.position[2]); };
   const mesh::TileView view = tiles.view();
-  const std::vector<std::uint8_t> near_gaps = tiles.near_gaps();
   PlacedCells placed(tiles, model);
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const CellPlacement& c = cells[i];
@@ -145,7 +143,7 @@ std::vector<std::string> placement_problems(const std::vector<CellPlacement>& ce
       report(str("cell ", i, " at ", where(c), " is not in the fluid"));
       continue;
     }
-    if (touches_wall(c, tile, view, near_gaps, model)) report(str("cell ", i, " at ", where(c), " is closer to the wall than rbc.wall_range"));
+    if (touches_wall(c, tile, tiles, view, model)) report(str("cell ", i, " at ", where(c), " is closer to the wall than rbc.wall_range"));
     const std::int64_t j = placed.overlap(c, tile);
     if (j >= 0) report(str("cell ", i, " at ", where(c), " overlaps an earlier cell at ", where(placed.cells()[std::size_t(j)])));
     placed.add(c, tile);

@@ -71,7 +71,9 @@ DIAMETER, THICKNESS, CELL_RHO = 8e-6, 2.5e-6, 1100.0
 MASS = CELL_RHO * 4.0 / 3.0 * math.pi * (DIAMETER / 2) ** 2 * (THICKNESS / 2)
 
 
-def box_case(path, size, periodic, extra="", plugins=("lb_bgk", "boundaries", "rbc")):
+def write_case(path, geometry, extra="", plugins=("lb_bgk", "boundaries", "rbc")):
+    """A CPU fp64 case at the plasma's properties; `geometry`: the [geometry] table and
+    whatever boundaries it needs, as TOML."""
     with open(path, "w") as f:
         f.write(f"""[run]
 precision = "fp64"
@@ -84,15 +86,19 @@ viscosity = {NU}
 [lattice]
 dx = {DX}
 tau = {TAU}
-[geometry]
-shape = "box"
-size = [{size[0]}, {size[1]}, {size[2]}]
-[boundaries]
-periodic = [{", ".join(f'"{a}"' for a in periodic)}]
+{geometry}
 [output]
 every = 0
 {extra}
 """)
+
+
+def box_case(path, size, periodic, extra="", plugins=("lb_bgk", "boundaries", "rbc")):
+    write_case(path, f"""[geometry]
+shape = "box"
+size = [{size[0]}, {size[1]}, {size[2]}]
+[boundaries]
+periodic = [{", ".join(f'"{a}"' for a in periodic)}]""", extra, plugins)
 
 
 def seed_file(path, positions, axes=None, velocities=None):
@@ -329,20 +335,7 @@ def stability(a):
 
 def iolets(a):
     case = os.path.join(a.work, "pipe.toml")
-    with open(case, "w") as f:
-        f.write(f"""[run]
-steps = 1500
-precision = "fp64"
-backend = "cpu"
-check_every = 50
-plugins = ["lb_bgk", "boundaries", "rbc"]
-[fluid]
-density = {RHO}
-viscosity = {NU}
-[lattice]
-dx = {DX}
-tau = {TAU}
-[geometry]
+    write_case(case, """[geometry]
 shape = "pipe"
 radius = 15.0e-6
 length = 60.0e-6
@@ -362,15 +355,9 @@ center = [30.0e-6, 0.0, 0.0]
 normal = [1.0, 0.0, 0.0]
 radius = 15.0e-6
 condition = "pressure"
-pressure = 0.0
-[rbc]
-haematocrit = 0.2
-inflow = ["inlet"]
-[output]
-every = 0
-""")
+pressure = 0.0""", "[rbc]\nhaematocrit = 0.2\ninflow = [\"inlet\"]\n")
     out = os.path.join(a.work, "iolets")
-    run_hemoflow(a.hemoflow, ["run", case, "--quiet", "--output", out])
+    run_hemoflow(a.hemoflow, ["run", case, "--quiet", "--steps", "1500", "--set", "run.check_every=50", "--output", out])
     r = rows(out)
     balance = [int(x["cells"]) - int(x["entered_inlet"]) - int(x["entered_outlet"]) + int(x["left_inlet"]) +
                int(x["left_outlet"]) for x in r]

@@ -262,7 +262,7 @@ std::array<std::uint32_t, 3> check_against_brute_force(const Geometry& g, int c,
 
   // near_gaps: a voxel with no owned node among the 27 tiles' voxels (outside the box
   // counts, as beyond a non-periodic face).
-  const auto near = maps.near_gaps();
+  const auto& near = maps.near_gaps;
   REQUIRE(near.size() == maps.num_mapped());
   for (std::int32_t tile = 0; tile < std::int32_t(maps.num_mapped()); ++tile) {
     const auto tc = maps.tile_coords_of(tile);

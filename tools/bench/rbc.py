@@ -114,12 +114,9 @@ def timing(a, radius, length):
             "log_tail": log.strip().splitlines()[-12:]}
 
 
-STEP_ACTIONS = [k for k in ACTIONS]  # the per-step work (no output)
-
-
 def compute_ms(t):
     """ms per step of the step's actions (the table's columns), output left out."""
-    return sum(t["ms_per_step"].get(k, 0.0) for k in STEP_ACTIONS)
+    return sum(t["ms_per_step"].get(k, 0.0) for k in ACTIONS)
 
 
 def timing_rows(r):

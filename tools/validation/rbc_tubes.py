@@ -433,32 +433,32 @@ def plot(ctx, results):
         if not ctx.reduced:
             ctx.plots.append((title, "img/" + name))
 
-    fig, ax = plt.subplots(figsize=(6, 4.2))
-    ax.semilogx(dd, [pries_eta_rel(d, HD_TARGET) for d in dd], "k-", label=f"Pries et al. 1992, Hd = {HD_TARGET}")
-    ax.semilogx([r["d_eff"] for r in meas], [pries_eta_rel(r["d_eff"], r["hd"]) for r in meas], "kx", ms=8,
-                label="Pries et al. 1992 at the measured Hd")
-    ax.semilogx([r["d_eff"] for r in meas], [r["eta"] for r in meas], "o", color="C3",
-                label="hemoflow rbc (rigid ellipsoids)")
-    for r in meas:
-        ax.annotate(f"Hd {r['hd']:.2f}", (r["d_eff"], r["eta"]), textcoords="offset points", xytext=(5, 5), fontsize=8)
-    ax.set_xlabel("tube diameter D [um]")
-    ax.set_ylabel("relative apparent viscosity eta_rel")
-    ax.set_title("Fahraeus-Lindqvist effect")
-    ax.legend(fontsize=8)
-    save(fig, "rbc_tubes_viscosity.png", "Red blood cells in tubes: relative apparent viscosity")
+    def against_pries(fit, key, ylabel, title, name, caption, extra=None, annotate=False):
+        """The fit at Hd = HD_TARGET and at each measured Hd, beside the measured value."""
+        fig, ax = plt.subplots(figsize=(6, 4.2))
+        ax.semilogx(dd, [fit(d, HD_TARGET) for d in dd], "k-", label=f"Pries et al. 1992, Hd = {HD_TARGET}")
+        if extra:
+            extra(ax)
+        ax.semilogx([r["d_eff"] for r in meas], [fit(r["d_eff"], r["hd"]) for r in meas], "kx", ms=8,
+                    label="Pries et al. 1992 at the measured Hd")
+        ax.semilogx([r["d_eff"] for r in meas], [r[key] for r in meas], "o", color="C3",
+                    label="hemoflow rbc (rigid ellipsoids)")
+        if annotate:
+            for r in meas:
+                ax.annotate(f"Hd {r['hd']:.2f}", (r["d_eff"], r[key]), textcoords="offset points", xytext=(5, 5),
+                            fontsize=8)
+        ax.set_xlabel("tube diameter D [um]")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.legend(fontsize=8)
+        save(fig, name, caption)
 
-    fig, ax = plt.subplots(figsize=(6, 4.2))
-    ax.semilogx(dd, [pries_ht_over_hd(d, HD_TARGET) for d in dd], "k-", label=f"Pries et al. 1992, Hd = {HD_TARGET}")
-    ax.semilogx(dd, [pries_ht_over_hd(d, HD_TARGET, 1990) for d in dd], "k:", label="Pries et al. 1990 constants")
-    ax.semilogx([r["d_eff"] for r in meas], [pries_ht_over_hd(r["d_eff"], r["hd"]) for r in meas], "kx", ms=8,
-                label="Pries et al. 1992 at the measured Hd")
-    ax.semilogx([r["d_eff"] for r in meas], [r["ratio"] for r in meas], "o", color="C3",
-                label="hemoflow rbc (rigid ellipsoids)")
-    ax.set_xlabel("tube diameter D [um]")
-    ax.set_ylabel("Ht / Hd")
-    ax.set_title("Fahraeus effect")
-    ax.legend(fontsize=8)
-    save(fig, "rbc_tubes_fahraeus.png", "Red blood cells in tubes: tube over discharge haematocrit")
+    against_pries(pries_eta_rel, "eta", "relative apparent viscosity eta_rel", "Fahraeus-Lindqvist effect",
+                  "rbc_tubes_viscosity.png", "Red blood cells in tubes: relative apparent viscosity", annotate=True)
+    against_pries(pries_ht_over_hd, "ratio", "Ht / Hd", "Fahraeus effect", "rbc_tubes_fahraeus.png",
+                  "Red blood cells in tubes: tube over discharge haematocrit",
+                  extra=lambda ax: ax.semilogx(dd, [pries_ht_over_hd(d, HD_TARGET, 1990) for d in dd], "k:",
+                                               label="Pries et al. 1990 constants"))
 
     fig, ax = plt.subplots(figsize=(6, 4.2))
     edges = np.linspace(0.0, 1.0, 41)
