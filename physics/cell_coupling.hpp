@@ -41,7 +41,23 @@
 // flow strains a non-spherical support, so the exchange could feed energy in (cells of
 // the 20 um tube of tools/validation/rbc_tubes.py sped up from rest, 2026-11-25).
 // Where the support's nodes are too few to span three dimensions (det S tiny against
-// its trace, a cell squeezed against a wall), Omega~ and the rotational share are zero.
+// its trace, a cell squeezed against a wall), Omega~, E~ and the linear share are zero.
+//
+// Strain (an extension of the paper's model, which leaves out the coupling to the
+// "elongational" part of the flow, seeds/004 after eq. 2.5). A rigid cell cannot strain,
+// so it resists the fluid's rate of strain: the stresslet, from which the whole excess
+// stress of a suspension of force- and torque-free particles comes (Batchelor, J. Fluid
+// Mech. 41 (1970) 545). Measured like Omega~, from the same fit:
+//   E~ = dev sym G = (G + G^T) / 2 - tr(G) / 3 1,
+// the cell pushes back with the stresslet Sigma = gamma_S E~ (for a rigid sphere in
+// Stokes flow gamma_S = (20/3) pi mu R^3, which gives Einstein's 1 + 5/2 phi; Batchelor
+// 1970), and, as for the torque, the fluid receives the measurement's adjoint:
+//   g(x) = -(w / W) Sigma p,   p = S^-1 (r - c),
+// so sum g . u = -Sigma : E~ = -gamma_S |E~|^2 (it only dissipates), sum g = 0 and
+// sum (r - c) x g = 0 (Sigma symmetric): no momentum and no angular momentum change, the
+// cell itself feels nothing. Both linear parts go back as one matrix:
+//   g(x) = w [ -F / W + B (r - c) ],   B = -[T / (2 W)]x S^-1 - (gamma_S / W) E~ S^-1,
+// [t]x the cross-product matrix (t x v = [t]x v).
 #include <cmath>
 
 #include "physics/hd.hpp"
@@ -98,6 +114,7 @@ struct SupportSums {
 template <class Real>
 struct CellFluid {
   Vec3<Real> velocity{}, rotation{};  // u~, Omega~
+  Sym3<Real> strain{};                // E~, traceless (zero where the support is flat)
   Vec3<Real> centroid{};              // c, from the cell's centre
   Sym3<Real> inverse_spread{};        // S^-1 (zero where the support is flat)
   Real W = 0;                         // 0: the cell covers no node
@@ -114,11 +131,6 @@ HEMO_HD Sym3<Real> inverse(const Sym3<Real>& s, Real d) {
   const Real i = 1 / d;
   return {(s.yy * s.zz - s.yz * s.yz) * i, (s.xx * s.zz - s.xz * s.xz) * i, (s.xx * s.yy - s.xy * s.xy) * i,
           (s.xz * s.yz - s.xy * s.zz) * i, (s.xy * s.yz - s.xz * s.yy) * i, (s.xy * s.xz - s.xx * s.yz) * i};
-}
-template <class Real>
-HEMO_HD Vec3<Real> times(const Sym3<Real>& s, const Vec3<Real>& v) {
-  return {s.xx * v.x + s.xy * v.y + s.xz * v.z, s.xy * v.x + s.yy * v.y + s.yz * v.z,
-          s.xz * v.x + s.yz * v.y + s.zz * v.z};
 }
 }  // namespace detail
 
@@ -147,33 +159,51 @@ HEMO_HD CellFluid<Real> cell_fluid(const SupportSums<Real>& s) {
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) G[a][b] = M[a][0] * Sm[0][b] + M[a][1] * Sm[1][b] + M[a][2] * Sm[2][b];
   out.rotation = {Real(0.5) * (G[2][1] - G[1][2]), Real(0.5) * (G[0][2] - G[2][0]), Real(0.5) * (G[1][0] - G[0][1])};
+  const Real third = (G[0][0] + G[1][1] + G[2][2]) / 3;
+  out.strain = {G[0][0] - third, G[1][1] - third, G[2][2] - third, Real(0.5) * (G[0][1] + G[1][0]),
+                Real(0.5) * (G[0][2] + G[2][0]), Real(0.5) * (G[1][2] + G[2][1])};
   out.inverse_spread = Si;
   return out;
 }
 
-/// How a cell's drag is spread: node g(x) = w(x) [force + (S^-1 (r - centroid)) x turn].
+/// How a cell's drag and stresslet are spread: node g(x) = w(x) [force + B (r - centroid)].
 template <class Real>
 struct CellShare {
-  Vec3<Real> centroid{}, force{}, turn{};  // force = -F / W, turn = T / (2 W)
-  Sym3<Real> inverse_spread{};             // S^-1
+  Vec3<Real> centroid{}, force{};  // force = -F / W
+  Real linear[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};  // B
 };
 
-/// The share of the drag (force F, torque T on the cell) that goes back to the fluid.
+/// The share of the drag (force F, torque T on the cell) and of the stresslet
+/// gamma_S E~ that goes back to the fluid.
 template <class Real>
-HEMO_HD CellShare<Real> cell_share(const CellFluid<Real>& f, const Vec3<Real>& F, const Vec3<Real>& T) {
+HEMO_HD CellShare<Real> cell_share(const CellFluid<Real>& f, const Vec3<Real>& F, const Vec3<Real>& T,
+                                   Real gamma_s = 0) {
   CellShare<Real> out;
   if (!(f.W > 0)) return out;
   out.centroid = f.centroid;
   out.force = (-Real(1) / f.W) * F;
-  out.inverse_spread = f.inverse_spread;
-  out.turn = (Real(0.5) / f.W) * T;
+  const Vec3<Real> t = (Real(0.5) / f.W) * T;
+  const Real k = gamma_s / f.W;
+  const Sym3<Real>& E = f.strain;
+  // A = -[t]x - k E~ (rows), then B = A S^-1.
+  const Real A[3][3] = {{-k * E.xx, t.z - k * E.xy, -t.y - k * E.xz},
+                        {-t.z - k * E.xy, -k * E.yy, t.x - k * E.yz},
+                        {t.y - k * E.xz, -t.x - k * E.yz, -k * E.zz}};
+  const Sym3<Real>& Si = f.inverse_spread;
+  const Real Sm[3][3] = {{Si.xx, Si.xy, Si.xz}, {Si.xy, Si.yy, Si.yz}, {Si.xz, Si.yz, Si.zz}};
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) out.linear[a][b] = A[a][0] * Sm[0][b] + A[a][1] * Sm[1][b] + A[a][2] * Sm[2][b];
   return out;
 }
 
 /// The force density a node at r from a cell's centre receives from it (weight w).
 template <class Real>
 HEMO_HD Vec3<Real> node_share(const CellShare<Real>& s, Real w, const Vec3<Real>& r) {
-  return w * (s.force + cross(detail::times(s.inverse_spread, r - s.centroid), s.turn));
+  const Vec3<Real> p = r - s.centroid;
+  const auto& B = s.linear;
+  return w * (s.force + Vec3<Real>{B[0][0] * p.x + B[0][1] * p.y + B[0][2] * p.z,
+                                   B[1][0] * p.x + B[1][1] * p.y + B[1][2] * p.z,
+                                   B[2][0] * p.x + B[2][1] * p.y + B[2][2] * p.z});
 }
 
 }  // namespace hemo::phys

@@ -10,8 +10,9 @@
 //                                       cells of tile t are rows tile_first[t] ..
 //                                       tile_first[t + 1] of the table)
 //              CellForces   (per cell)  Gay-Berne over the 27 tiles (Algorithm 1) + walls
-//              CellKick     (per cell)  u~, Omega~ over the support; the kick with drag;
-//                                       the cell's record for the spreading, and the cell
+//              CellKick     (per cell)  u~, Omega~, E~ over the support; the kick with
+//                                       drag; the cell's record for the spreading (drag
+//                                       and stresslet), and the cell
 //                                       entered in the list of every node it covers
 //   coupling   SpreadDrag   (per node)  the force density: the drag of the cells in the
 //                                       node's list, in ascending cell order
@@ -69,6 +70,7 @@ struct CellModel {
   phys::CellSupport<Real> support;
   phys::RigidShape<Real> body;
   Real gamma_t = 0, gamma_r = 0;
+  Real gamma_s = 0;      // stresslet per unit strain rate (physics/cell_coupling.hpp); 0: none
   Real pair_cutoff = 0;  // centre distance beyond which two cells never interact
 
   /// The same cells with their repulsion shapes (Gay-Berne contact, wall) scaled by
@@ -362,7 +364,7 @@ struct CellKick {
     cells.set3(cells.angular_momentum, i, L);
     cells.set3(cells.drag, i, applied.force);
     cells.set3(cells.drag + 3 * std::size_t(cells.stride), i, applied.torque);
-    records[i] = SpreadRecord<Real>{X, n, phys::cell_share(fluid, applied.force, applied.torque)};
+    records[i] = SpreadRecord<Real>{X, n, phys::cell_share(fluid, applied.force, applied.torque, model.gamma_s)};
   }
 };
 

@@ -30,7 +30,7 @@ using V = phys::Vec3<double>;
 /// The case's cell model in physical units, and its lattice form.
 struct CellCase {
   double diameter, thickness, density;  // m, m, kg/m^3
-  double gamma_t, gamma_r;              // kg/s, kg m^2/s
+  double gamma_t, gamma_r, gamma_s;     // kg/s, kg m^2/s, kg m^2/s
   double pair_energy, eps_ratio;        // J
   double wall_energy, wall_range;       // J, m
   double margin;                        // m
@@ -47,6 +47,10 @@ struct CellCase {
     const double R = std::cbrt(c.diameter * c.diameter * c.thickness / 8.0);
     c.gamma_t = cfg.real("rbc.drag_translational") > 0 ? cfg.real("rbc.drag_translational") : 6 * M_PI * mu * R;
     c.gamma_r = cfg.real("rbc.drag_rotational") > 0 ? cfg.real("rbc.drag_rotational") : 8 * M_PI * mu * R * R * R;
+    // The stresslet of a rigid sphere in a strain (Batchelor 1970): 20/3 pi mu R^3.
+    c.gamma_s = !cfg.boolean("rbc.strain_coupling") ? 0.0
+                : cfg.real("rbc.drag_strain") > 0 ? cfg.real("rbc.drag_strain")
+                                                  : 20.0 / 3.0 * M_PI * mu * R * R * R;
     c.pair_energy = cfg.real("rbc.repulsion_energy");
     c.eps_ratio = cfg.real("rbc.repulsion_anisotropy");
     c.wall_energy = cfg.has("rbc.wall_energy") ? cfg.real("rbc.wall_energy") : c.pair_energy;
@@ -68,6 +72,7 @@ struct CellCase {
     m.body = phys::RigidShape<Real>::ellipsoid(Real(a), Real(c), Real(density / u.density));
     m.gamma_t = Real(gamma_t / (mass / u.dt));
     m.gamma_r = Real(gamma_r / (mass * L * L / u.dt));
+    m.gamma_s = Real(gamma_s / (mass * L * L / u.dt));
     m.pair_cutoff = m.pair.cutoff_distance();
     return m;
   }
@@ -731,6 +736,16 @@ void declare_config(config::Schema& schema) {
       .default_value(0.0)
       .real("drag_rotational", "kg m^2/s",
             "gamma_R of the torque T = -gamma_R (Omega - Omega~) (eq. 2.5); 0: Stokes' 8 pi mu R^3 of that sphere")
+      .at_least(0.0)
+      .default_value(0.0)
+      .boolean("strain_coupling",
+               "Rigid cells resist the plasma's rate of strain E~ with the stresslet gamma_S E~ (physics/"
+               "cell_coupling.hpp), which makes the suspension more viscous; false: the MUPHY paper's model, drag "
+               "on velocity and spin only")
+      .default_value(true)
+      .real("drag_strain", "kg m^2/s",
+            "gamma_S of the stresslet gamma_S E~; 0: Stokes' 20/3 pi mu R^3 of the sphere of the cell's volume "
+            "(Batchelor 1970)")
       .at_least(0.0)
       .default_value(0.0)
       .real("repulsion_energy", "J", "Energy scale eps0 of the Gay-Berne repulsion between cells (eqs. 2.6-2.7)")

@@ -12,11 +12,15 @@ relaxation  one cell at rest in plasma moving uniformly (a periodic box), with
             lengthens the time constant by about gamma_T / (6 pi mu a) ~ 2% here (a
             Stokeslet of the smeared force over a support of radius a ~ 2 spacings).
 shear       one cell at the centre of a Couette flow (walls at z- and z+ sliding at -U
-            and +U, periodic x and y): once the flow is steady (three viscous times H^2 /
-            nu) the cell turns at half the vorticity, Omega_y = G / 2 with G = 2U / H,
-            within 3% (LB's Couette profile is exact, and the kernel's fit of the
-            velocity gradient is exact for a linear field; the 3% is for the flow's
-            remaining unsteadiness).
+            and +U, periodic x and y), coupled by drag and torque only (the MUPHY
+            paper's model, rbc.strain_coupling = false): once the flow is steady (three
+            viscous times H^2 / nu) the cell turns at half the vorticity, Omega_y = G / 2
+            with G = 2U / H, within 3% (LB's Couette profile is exact, and the kernel's
+            fit of the velocity gradient is exact for a linear field; the 3% is for the
+            flow's remaining unsteadiness). With the stresslet (the default) the cell
+            resists the strain and the flow around it is no longer the imposed shear: a
+            rigid disc then turns on a Jeffery orbit, not at G / 2 (0.85 G / 2 at the
+            end of this run, 2026-11-25), and the test asserts nothing about it.
 threads     the rbc_pipe case for 300 steps with 1 and 2 OpenMP threads: population
             checksum and every cell array written bitwise equal (the per-node gather of
             the drag adds in a fixed order).
@@ -169,7 +173,7 @@ def shear(a):
     seed_file(seed, [[30e-6, 30e-6, H / 2]], axes=[[0.0, 0.0, 1.0]], velocities=[[0.0, 0.0, 0.0]])
     walls = "".join(f"[[boundaries.moving_wall]]\nname = \"{n}\"\nface = \"{f}\"\nvelocity = [{v}, 0.0, 0.0]\n"
                     for n, f, v in (("bottom", "z-", -U), ("top", "z+", U)))
-    box_case(case, [60e-6, 60e-6, H], "xy", walls + f"[rbc]\nseed_file = \"{seed}\"\n")
+    box_case(case, [60e-6, 60e-6, H], "xy", walls + f"[rbc]\nseed_file = \"{seed}\"\nstrain_coupling = false\n")
     steps = int(3 * H * H / NU / DT)
     out = os.path.join(a.work, "shear")
     run_hemoflow(a.hemoflow, ["run", case, "--quiet", "--steps", str(steps), "--set", "output.final=true",

@@ -1,6 +1,7 @@
 // A red blood cell's exchange with the fluid (physics/cell_coupling.hpp) and with the
-// wall (physics/cell_wall.hpp): the smeared velocity and rotation of linear fields, the
-// fluid's share summing exactly to the opposite force and torque, continuity of the
+// wall (physics/cell_wall.hpp): the smeared velocity, rotation and strain of linear
+// fields, the fluid's share summing exactly to the opposite force and torque (the
+// stresslet adding neither), the share as the measurement's adjoint, continuity of the
 // kernel, and the wall repulsion's gap, force and torque against finite differences.
 #include <doctest/doctest.h>
 
@@ -92,21 +93,30 @@ TEST_CASE("cell coupling: u~ and Omega~ of linear velocity fields, at any positi
     CHECK(norm(f.velocity - expected_u) < 1e-15);
     const V half_curl{0.5 * (G[2][1] - G[1][2]), 0.5 * (G[0][2] - G[2][0]), 0.5 * (G[1][0] - G[0][1])};
     CHECK(norm(f.rotation - half_curl) < 1e-14);
+    // E~ is the traceless symmetric part of G.
+    const double third = (G[0][0] + G[1][1] + G[2][2]) / 3;
+    CHECK(std::fabs(f.strain.xx - (G[0][0] - third)) < 1e-14);
+    CHECK(std::fabs(f.strain.yy - (G[1][1] - third)) < 1e-14);
+    CHECK(std::fabs(f.strain.zz - (G[2][2] - third)) < 1e-14);
+    CHECK(std::fabs(f.strain.xy - 0.5 * (G[0][1] + G[1][0])) < 1e-14);
+    CHECK(std::fabs(f.strain.xz - 0.5 * (G[0][2] + G[2][0])) < 1e-14);
+    CHECK(std::fabs(f.strain.yz - 0.5 * (G[1][2] + G[2][1])) < 1e-14);
   }
 }
 
-TEST_CASE("cell coupling: the fluid's share sums to -F and, about the centroid, to -T") {
+TEST_CASE("cell coupling: the fluid's share sums to -F and, about the centroid, to -T; the stresslet adds none") {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> uni(-1.0, 1.0);
   const CellSupport<double> s{2.6, 1.4};
   for (int t = 0; t < 50; ++t) {
     const V X{uni(rng), uni(rng), uni(rng)};
     const V n = unit(V{uni(rng), uni(rng), uni(rng)});
-    SupportSums<double> sums;
-    for_support(s, X, n, [&](const V& x, double w) { sums.add(w, x - X, V{0, 0, 0}); });
+    SupportSums<double> sums;  // a strained flow, so that the stresslet is not zero
+    for_support(s, X, n, [&](const V& x, double w) { sums.add(w, x - X, V{0.3 * x.y + 0.1 * x.z, -0.2 * x.z, 0.5 * x.x}); });
     const auto f = cell_fluid(sums);
+    REQUIRE(std::fabs(f.strain.xy) > 0.01);
     const V F{uni(rng), uni(rng), uni(rng)}, T{uni(rng), uni(rng), uni(rng)};
-    const auto share = cell_share(f, F, T);
+    const auto share = cell_share(f, F, T, 2.0);
     V total{0, 0, 0}, torque{0, 0, 0};
     for_support(s, X, n, [&](const V& x, double w) {
       const V g = node_share(share, w, x - X);
@@ -119,7 +129,7 @@ TEST_CASE("cell coupling: the fluid's share sums to -F and, about the centroid, 
 }
 
 TEST_CASE("cell coupling: the share is the measurement's adjoint, so the exchange only dissipates") {
-  // For any velocity field: sum over the support of g . u = -F . u~ - T . Omega~.
+  // For any velocity field: sum over the support of g . u = -F . u~ - T . Omega~ - gamma_S |E~|^2.
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> uni(-1.0, 1.0);
   const CellSupport<double> s{2.6, 1.5};
@@ -137,10 +147,15 @@ TEST_CASE("cell coupling: the share is the measurement's adjoint, so the exchang
     const auto f = cell_fluid(sums);
     REQUIRE(norm(f.rotation) > 0.0);
     const V F{uni(rng), uni(rng), uni(rng)}, T{uni(rng), uni(rng), uni(rng)};
-    const auto share = cell_share(f, F, T);
+    const double gamma_s = 0.5 + uni(rng) * 0.4;
+    const auto share = cell_share(f, F, T, gamma_s);
     double power = 0.0;
     for_support(s, X, n, [&](const V& x, double w) { power += dot(node_share(share, w, x - X), velocity(x)); });
-    CHECK(power == doctest::Approx(-dot(F, f.velocity) - dot(T, f.rotation)).epsilon(1e-12));
+    const Sym3<double>& E = f.strain;
+    const double EE = E.xx * E.xx + E.yy * E.yy + E.zz * E.zz + 2 * (E.xy * E.xy + E.xz * E.xz + E.yz * E.yz);
+    REQUIRE(EE > 0.0);
+    CHECK(std::fabs(E.xx + E.yy + E.zz) < 1e-14);
+    CHECK(power == doctest::Approx(-dot(F, f.velocity) - dot(T, f.rotation) - gamma_s * EE).epsilon(1e-12));
   }
 }
 
@@ -151,7 +166,8 @@ TEST_CASE("cell coupling: a support too flat to span 3-D exchanges no rotation")
   const auto f = cell_fluid(sums);
   CHECK(f.W == 25.0);
   CHECK(norm(f.rotation) == 0.0);
-  const auto share = cell_share(f, V{1, 0, 0}, V{0, 0, 1});
+  CHECK(f.strain.xy == 0.0);
+  const auto share = cell_share(f, V{1, 0, 0}, V{0, 0, 1}, 1.0);
   CHECK(norm(node_share(share, 1.0, V{1, 2, 0}) - share.force) == 0.0);
   CHECK(share.force.x == doctest::Approx(-1.0 / 25));
 }
