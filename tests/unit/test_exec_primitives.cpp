@@ -212,3 +212,51 @@ TEST_CASE("exec primitives: the CUDA space in a build without CUDA is an error n
   CHECK_THROWS_WITH_AS(hemo::exec::sort_by_key(ws, &x, &x, 1), doctest::Contains("sort_by_key"), std::runtime_error);
   CHECK_THROWS_WITH_AS(hemo::exec::histogram(ws, &x, 1, &x, 1), doctest::Contains("histogram"), std::runtime_error);
 }
+
+namespace {
+/// A lane kernel that sums numbers whose sum depends on the order of the additions.
+struct LaneSum {
+  using Partial = float;
+  const float* values;  // 96 per item
+  float* totals;
+  static float combine(float a, float b) { return a + b; }
+  // Term n (0 .. 95) of item i: values[i * 96 + n]; lane l sums terms l, l + 32, l + 64.
+  template <class Lanes>
+  void partial(std::uint32_t i, Lanes& lanes) const {
+    for (std::int64_t n = lanes.first(0); n < 96; n += Lanes::stride) lanes.at(n) += values[std::size_t(i) * 96 + n];
+  }
+  void finish(std::uint32_t i, float total) const { totals[i] = total; }
+};
+}  // namespace
+
+#include "core/exec/launch_host.hpp"
+
+TEST_CASE("for_each_lanes: the host adds the 32 partials in the butterfly's order") {
+  const std::uint32_t items = 1000;
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<float> mag(-1.0f, 1.0f);
+  std::vector<float> values(std::size_t(items) * 32 * 3);
+  for (float& v : values) v = mag(rng) * (rng() % 2 ? 1e7f : 1.0f);  // mixed magnitudes: rounding shows the order
+  std::vector<float> totals(items, -1.0f);
+  hemo::exec::launch_host_lanes(LaneSum{values.data(), totals.data()}, {0, items});
+  int differs_from_sequential = 0;
+  for (std::uint32_t i = 0; i < items; ++i) {
+    float p[32], sequential = 0.0f;
+    for (int l = 0; l < 32; ++l) {
+      const float* v = &values[std::size_t(i) * 96];
+      p[l] = ((0.0f + v[l]) + v[l + 32]) + v[l + 64];
+      sequential += p[l];
+    }
+    // One CUDA lane's walk gives the same terms for lane 5.
+    hemo::exec::OneLane<float> five;
+    five.lane = 5;
+    LaneSum{values.data(), totals.data()}.partial(i, five);
+    CHECK(five.sum == p[5]);
+    // The butterfly written out: level 16, 8, 4, 2, 1, lane l < offset adds lane l + offset.
+    for (int offset = 16; offset > 0; offset /= 2)
+      for (int l = 0; l < offset; ++l) p[l] = p[l] + p[l + offset];
+    CHECK(totals[i] == p[0]);
+    differs_from_sequential += sequential != p[0];
+  }
+  CHECK(differs_from_sequential > 0);  // the test can tell the orders apart
+}
