@@ -108,18 +108,6 @@ struct SupportSums {
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) wur[a][b] += w * ua[a] * rb[b];
   }
-  /// The sums over two parts of a support (term by term; a + b == b + a bit for bit).
-  HEMO_HD SupportSums operator+(const SupportSums& o) const {
-    SupportSums t;
-    t.W = W + o.W;
-    t.wr = wr + o.wr;
-    t.wu = wu + o.wu;
-    t.wrr = {wrr.xx + o.wrr.xx, wrr.yy + o.wrr.yy, wrr.zz + o.wrr.zz,
-             wrr.xy + o.wrr.xy, wrr.xz + o.wrr.xz, wrr.yz + o.wrr.yz};
-    for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) t.wur[a][b] = wur[a][b] + o.wur[a][b];
-    return t;
-  }
 };
 
 /// What the cell sees of the fluid, and how its drag goes back.

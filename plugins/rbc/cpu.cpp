@@ -4,10 +4,10 @@
 
 HEMO_INSTANTIATE_HOST(hemo::rbc::AssignTiles<float>);
 HEMO_INSTANTIATE_HOST(hemo::rbc::AssignTiles<double>);
-HEMO_INSTANTIATE_HOST_LANES(hemo::rbc::CellForces<float>);
-HEMO_INSTANTIATE_HOST_LANES(hemo::rbc::CellForces<double>);
-HEMO_INSTANTIATE_HOST_LANES(hemo::rbc::CellKick<float>);
-HEMO_INSTANTIATE_HOST_LANES(hemo::rbc::CellKick<double>);
+HEMO_INSTANTIATE_HOST(hemo::rbc::CellForces<float>);
+HEMO_INSTANTIATE_HOST(hemo::rbc::CellForces<double>);
+HEMO_INSTANTIATE_HOST(hemo::rbc::CellKick<float>);
+HEMO_INSTANTIATE_HOST(hemo::rbc::CellKick<double>);
 HEMO_INSTANTIATE_HOST(hemo::rbc::SpreadDrag<float>);
 HEMO_INSTANTIATE_HOST(hemo::rbc::SpreadDrag<double>);
 HEMO_INSTANTIATE_HOST(hemo::rbc::CellDrift<float>);

@@ -4,10 +4,10 @@
 
 HEMO_INSTANTIATE_CUDA(hemo::rbc::AssignTiles<float>);
 HEMO_INSTANTIATE_CUDA(hemo::rbc::AssignTiles<double>);
-HEMO_INSTANTIATE_CUDA_LANES(hemo::rbc::CellForces<float>);
-HEMO_INSTANTIATE_CUDA_LANES(hemo::rbc::CellForces<double>);
-HEMO_INSTANTIATE_CUDA_LANES(hemo::rbc::CellKick<float>);
-HEMO_INSTANTIATE_CUDA_LANES(hemo::rbc::CellKick<double>);
+HEMO_INSTANTIATE_CUDA(hemo::rbc::CellForces<float>);
+HEMO_INSTANTIATE_CUDA(hemo::rbc::CellForces<double>);
+HEMO_INSTANTIATE_CUDA(hemo::rbc::CellKick<float>);
+HEMO_INSTANTIATE_CUDA(hemo::rbc::CellKick<double>);
 HEMO_INSTANTIATE_CUDA(hemo::rbc::SpreadDrag<float>);
 HEMO_INSTANTIATE_CUDA(hemo::rbc::SpreadDrag<double>);
 HEMO_INSTANTIATE_CUDA(hemo::rbc::CellDrift<float>);

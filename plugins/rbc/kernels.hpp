@@ -9,8 +9,8 @@
 //                                       columns permuted into that order (GRIDMAT: the
 //                                       cells of tile t are rows tile_first[t] ..
 //                                       tile_first[t + 1] of the table)
-//              CellForces   (warp/cell) Gay-Berne over the 27 tiles (Algorithm 1) + walls
-//              CellKick     (warp/cell) u~, Omega~, E~ over the support; the kick with
+//              CellForces   (per cell)  Gay-Berne over the 27 tiles (Algorithm 1) + walls
+//              CellKick     (per cell)  u~, Omega~, E~ over the support; the kick with
 //                                       drag; the cell's record for the spreading (drag
 //                                       and stresslet), and the cell
 //                                       entered in the list of every node it covers
@@ -24,7 +24,6 @@
 #include <atomic>
 #include <cstdint>
 
-#include "core/exec/for_each.hpp"
 #include "core/mesh/tile_view.hpp"
 #include "physics/cell_coupling.hpp"
 #include "physics/cell_wall.hpp"
@@ -220,20 +219,11 @@ struct AssignTiles {
   }
 };
 
-/// The forces on a cell: a share of its neighbours or of its wall sites.
-template <class Real>
-struct ForceSums {
-  Vec3<Real> force{}, torque{};
-  Real energy = 0;
-};
-
-/// Gay-Berne between cells over the 27 tiles around each cell (the paper's Algorithm 1)
-/// and the wall sites within reach (lattice points with no node), looked for only from
-/// tiles near a wall. A warp per cell (exec::for_each_lanes): the terms are the 27
-/// search tiles (lane s takes tile s), then the wall search box's lattice points.
+/// Gay-Berne between cells over the 27 tiles around each cell (the paper's Algorithm 1,
+/// one thread per cell) and the wall sites within reach (lattice points with no node),
+/// looked for only from tiles near a wall.
 template <class Real>
 struct CellForces {
-  using Partial = ForceSums<Real>;
   CellColumns<Real> cells;  // in tile order
   CellModel<Real> model;
   mesh::TileView tiles;
@@ -242,30 +232,29 @@ struct CellForces {
   const std::uint8_t* near_wall;    // per mapped tile: a lattice point with no node lies in it or a neighbour
   Real* energy;                     // per cell: its share of the potential energy
 
-  HEMO_HD static Partial combine(const Partial& a, const Partial& b) {
-    return {a.force + b.force, a.torque + b.torque, a.energy + b.energy};
-  }
-
-  template <class Lanes>
-  HEMO_HD void partial(std::uint32_t i, Lanes& lanes) const {
+  HEMO_HD void operator()(std::uint32_t i) const {
     const std::int32_t t = std::int32_t(key[i]);
     const Vec3<Real> xi = cells.get3(cells.position, i);
     const Vec3<Real> ni = phys::symmetry_axis(cells.quaternion(i));
+    Vec3<Real> F{}, T{};
+    Real U = 0;
     const Real cut2 = model.pair_cutoff * model.pair_cutoff;
-    for (std::int64_t s = lanes.first(0); s < 27; s += Lanes::stride) {  // term s: search tile s
-      const std::int32_t tt = search_tile(tiles, t, int(s));
+    for (int s = 0; s < 27; ++s) {
+      const std::int32_t tt = search_tile(tiles, t, s);
       if (tt < 0 || std::uint32_t(tt) >= tiles.num_mapped()) continue;  // no cells in external tiles
-      Partial& out = lanes.at(s);
       for (std::uint32_t j = tile_first[tt]; j < tile_first[tt + 1]; ++j) {
         if (j == i) continue;
         const Vec3<Real> r = nearest_image(cells.get3(cells.position, j) - xi, tiles);
         if (!(phys::dot(r, r) < cut2)) continue;
         const auto pair = phys::gay_berne(model.pair, r, ni, phys::symmetry_axis(cells.quaternion(j)));
-        out.force = out.force - pair.force_on_j;
-        out.torque = out.torque + pair.torque_i;
-        out.energy += Real(0.5) * pair.energy;
+        F = F - pair.force_on_j;
+        T = T + pair.torque_i;
+        U += Real(0.5) * pair.energy;
       }
     }
+    cells.set3(cells.force, i, F);
+    cells.set3(cells.torque, i, T);
+    energy[i] = U;
     if (!near_wall[t]) return;
     // Wall sites: lattice points within the wall's reach that hold no node.
     const NearCell near = NearCell::of(tiles, xi);
@@ -274,24 +263,20 @@ struct CellForces {
                                 std::int64_t(std::ceil(xi.z - reach))};
     const std::int64_t hi[3] = {std::int64_t(std::floor(xi.x + reach)), std::int64_t(std::floor(xi.y + reach)),
                                 std::int64_t(std::floor(xi.z + reach))};
-    const std::int64_t nx = hi[0] - lo[0] + 1, ny = hi[1] - lo[1] + 1, box = nx * ny * (hi[2] - lo[2] + 1);
-    for (std::int64_t p = lanes.first(0); p < box; p += Lanes::stride) {  // term p: the box's lattice point p
-      const std::int64_t a = lo[0] + p % nx, j = lo[1] + (p / nx) % ny, k = lo[2] + p / (nx * ny);
-      const Vec3<Real> r{Real(a) - xi.x, Real(j) - xi.y, Real(k) - xi.z};
-      if (!(phys::dot(r, r) < reach * reach)) continue;
-      if (near.node_at(tiles, a, j, k) >= 0) continue;
-      const auto site = phys::cell_wall(model.wall, r, ni);
-      Partial& out = lanes.at(p);
-      out.force = out.force + site.force;
-      out.torque = out.torque + site.torque;
-      out.energy += site.energy;
-    }
-  }
-
-  HEMO_HD void finish(std::uint32_t i, const Partial& total) const {
-    cells.set3(cells.force, i, total.force);
-    cells.set3(cells.torque, i, total.torque);
-    energy[i] = total.energy;
+    for (std::int64_t k = lo[2]; k <= hi[2]; ++k)
+      for (std::int64_t j = lo[1]; j <= hi[1]; ++j)
+        for (std::int64_t a = lo[0]; a <= hi[0]; ++a) {
+          const Vec3<Real> r{Real(a) - xi.x, Real(j) - xi.y, Real(k) - xi.z};
+          if (!(phys::dot(r, r) < reach * reach)) continue;
+          if (near.node_at(tiles, a, j, k) >= 0) continue;
+          const auto site = phys::cell_wall(model.wall, r, ni);
+          F = F + site.force;
+          T = T + site.torque;
+          U += site.energy;
+        }
+    cells.set3(cells.force, i, F);
+    cells.set3(cells.torque, i, T);
+    energy[i] = U;
   }
 };
 
@@ -327,15 +312,12 @@ struct SupportRows {
   }
 };
 
-/// u~, Omega~ and E~ over the cell's support (the plasma's velocity at the start of this
-/// step, lb_bgk's "streamed_velocity"), then the kick with the conservative force and the
-/// drag, then the cell's record for the spreading; the cell enters the list of every node
-/// of its support (NodeCells). A warp per cell (exec::for_each_lanes): the terms are the
-/// lattice points of the support's rows, each row walked only over the interval where
-/// the support's quadratic form is below 1 (SupportRows).
+/// u~ and Omega~ over the cell's support (the plasma's velocity at the start of this step,
+/// lb_bgk's "streamed_velocity"), then the kick with
+/// the conservative force and the drag, then the cell's record for the spreading; the
+/// cell enters the list of every node of its support (NodeCells).
 template <class Real>
 struct CellKick {
-  using Partial = phys::SupportSums<Real>;
   CellColumns<Real> cells;  // in tile order
   CellModel<Real> model;
   mesh::TileView tiles;
@@ -344,12 +326,10 @@ struct CellKick {
   SpreadRecord<Real>* records;  // per cell
   NodeCells node_cells;
 
-  HEMO_HD static Partial combine(const Partial& a, const Partial& b) { return a + b; }
-
-  template <class Lanes>
-  HEMO_HD void partial(std::uint32_t i, Lanes& lanes) const {
+  HEMO_HD void operator()(std::uint32_t i) const {
     const Vec3<Real> X = cells.get3(cells.position, i);
     const Vec3<Real> n = phys::symmetry_axis(cells.quaternion(i));
+    phys::SupportSums<Real> sums;
     const NearCell near = NearCell::of(tiles, X);
     const SupportRows<Real> rows = SupportRows<Real>::of(model.support, n);
     const Real ext[3] = {model.support.half_extent(n.x), model.support.half_extent(n.y), model.support.half_extent(n.z)};
@@ -358,34 +338,22 @@ struct CellKick {
     const std::int64_t hi[3] = {std::int64_t(std::floor(X.x + ext[0])), std::int64_t(std::floor(X.y + ext[1])),
                                 std::int64_t(std::floor(X.z + ext[2]))};
     const std::size_t s = fluid_stride;
-    // The terms: the lattice points of the rows' intervals, numbered row by row.
-    std::int64_t number = 0;
     for (std::int64_t k = lo[2]; k <= hi[2]; ++k)
       for (std::int64_t j = lo[1]; j <= hi[1]; ++j) {
         const Real ry = Real(j) - X.y, rz = Real(k) - X.z;
         Real from, to;
         if (!rows.range(ry, rz, from, to)) continue;
         const std::int64_t a0 = std::int64_t(std::ceil(X.x + from)), a1 = std::int64_t(std::floor(X.x + to));
-        const std::int64_t first = a0 > lo[0] ? a0 : lo[0], last = a1 < hi[0] ? a1 : hi[0];
-        if (last < first) continue;
-        // This row holds the numbers [number, number + last - first].
-        for (std::int64_t m = lanes.first(number); m <= number + (last - first); m += Lanes::stride) {
-          const std::int64_t a = first + (m - number);
+        for (std::int64_t a = a0 > lo[0] ? a0 : lo[0]; a <= (a1 < hi[0] ? a1 : hi[0]); ++a) {
           const Vec3<Real> r{Real(a) - X.x, ry, rz};
           const Real w = model.support.weight(r, n);
           if (!(w > 0)) continue;
           const std::int32_t node = near.node_at(tiles, a, j, k);
           if (node < 0) continue;
-          lanes.at(m).add(w, r, Vec3<Real>{velocity[node], velocity[s + node], velocity[2 * s + node]});
+          sums.add(w, r, Vec3<Real>{velocity[node], velocity[s + node], velocity[2 * s + node]});
           node_cells.enter(node, i);
         }
-        number += last - first + 1;
       }
-  }
-
-  HEMO_HD void finish(std::uint32_t i, const Partial& sums) const {
-    const Vec3<Real> X = cells.get3(cells.position, i);
-    const Vec3<Real> n = phys::symmetry_axis(cells.quaternion(i));
     const phys::CellFluid<Real> fluid = phys::cell_fluid(sums);
     const phys::Drag<Real> drag{fluid.velocity, fluid.rotation, fluid.W > 0 ? model.gamma_t : Real(0),
                                 fluid.W > 0 ? model.gamma_r : Real(0)};

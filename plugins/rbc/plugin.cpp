@@ -521,7 +521,7 @@ class Cells {
   }
 
   void forces() {
-    exec::for_each_lanes(space_, {0, count()},
+    exec::for_each(space_, {0, count()},
                    CellForces<Real>{columns(), model_, view_, tile_first_.data(), table_->get<std::uint32_t>("tile_key").data(),
                                     near_wall_.data(), table_->get<Real>("energy").data()},
                    "rbc::cell_forces");
@@ -531,7 +531,7 @@ class Cells {
 
   void kick(FieldRegistry& fields) {
     const auto& velocity = fields.get<Real>("streamed_velocity");
-    exec::for_each_lanes(space_, {0, count()},
+    exec::for_each(space_, {0, count()},
                    CellKick<Real>{columns(), model_, view_, velocity.data(), velocity.stride(), records_.data(), node_cells()},
                    "rbc::cell_kick");
   }
