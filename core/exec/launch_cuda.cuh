@@ -14,6 +14,18 @@ __global__ void __launch_bounds__(max_block_size) for_each_kernel(Kernel kernel,
   if (n < end) kernel(n);
 }
 
+/// A kernel that declares `static constexpr int min_blocks_per_sm = B;` runs in blocks
+/// of default_block_size threads, B of which must fit an SM: the compiler keeps it
+/// within 65536 / (B default_block_size) registers a thread (B = 4: 64, half the SM's
+/// warps). For latency-bound kernels whose registers would otherwise hold occupancy
+/// down (the rbc kernels: docs/rbc.md).
+template <class Kernel, int MinBlocks>
+__global__ void __launch_bounds__(default_block_size, MinBlocks)
+    for_each_kernel_occupancy(Kernel kernel, std::uint32_t begin, std::uint32_t end) {
+  const std::uint32_t n = begin + blockIdx.x * blockDim.x + threadIdx.x;
+  if (n < end) kernel(n);
+}
+
 template <class Kernel>
 void launch_cuda(const Kernel& kernel, Range range, const char* name, int block_size) {
   if (block_size < 32 || block_size > max_block_size || block_size % 32 != 0) {
@@ -21,8 +33,14 @@ void launch_cuda(const Kernel& kernel, Range range, const char* name, int block_
                                 " is not a multiple of 32 between 32 and " + std::to_string(max_block_size));
   }
   const std::uint32_t count = range.size();
-  const unsigned blocks = (count + block_size - 1) / block_size;
-  for_each_kernel<<<blocks, block_size>>>(kernel, range.begin, range.end);
+  if constexpr (requires { Kernel::min_blocks_per_sm; }) {
+    const unsigned blocks = (count + default_block_size - 1) / default_block_size;
+    for_each_kernel_occupancy<Kernel, Kernel::min_blocks_per_sm>
+        <<<blocks, default_block_size>>>(kernel, range.begin, range.end);
+  } else {
+    const unsigned blocks = (count + block_size - 1) / block_size;
+    for_each_kernel<<<blocks, block_size>>>(kernel, range.begin, range.end);
+  }
   check_launch(name);
 }
 

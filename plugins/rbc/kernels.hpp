@@ -30,6 +30,10 @@
 #include "physics/gay_berne.hpp"
 #include "physics/rigid_body.hpp"
 
+#ifndef HEMO_RBC_MIN_BLOCKS
+#define HEMO_RBC_MIN_BLOCKS 4
+#endif
+
 namespace hemo::rbc {
 
 using phys::Quaternion;
@@ -224,6 +228,7 @@ struct AssignTiles {
 /// looked for only from tiles near a wall.
 template <class Real>
 struct CellForces {
+  static constexpr int min_blocks_per_sm = HEMO_RBC_MIN_BLOCKS;  // exec::launch_cuda; docs/rbc.md
   CellColumns<Real> cells;  // in tile order
   CellModel<Real> model;
   mesh::TileView tiles;
@@ -318,6 +323,7 @@ struct SupportRows {
 /// cell enters the list of every node of its support (NodeCells).
 template <class Real>
 struct CellKick {
+  static constexpr int min_blocks_per_sm = HEMO_RBC_MIN_BLOCKS;
   CellColumns<Real> cells;  // in tile order
   CellModel<Real> model;
   mesh::TileView tiles;
