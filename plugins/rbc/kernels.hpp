@@ -30,10 +30,6 @@
 #include "physics/gay_berne.hpp"
 #include "physics/rigid_body.hpp"
 
-#ifndef HEMO_RBC_MIN_BLOCKS
-#define HEMO_RBC_MIN_BLOCKS 4
-#endif
-
 namespace hemo::rbc {
 
 using phys::Quaternion;
@@ -228,7 +224,10 @@ struct AssignTiles {
 /// looked for only from tiles near a wall.
 template <class Real>
 struct CellForces {
-  static constexpr int min_blocks_per_sm = HEMO_RBC_MIN_BLOCKS;  // exec::launch_cuda; docs/rbc.md
+  // At most 64 registers (exec::launch_cuda): 0.88 against 1.17 ms at MUPHY's size with
+  // the compiler's 110 (H100, same machine, 2026-11-25; docs/rbc.md). The kick got slower
+  // under any cap (3.47 ms at 64 registers, 2.03 at 80, 1.38 free), so it has none.
+  static constexpr int min_blocks_per_sm = 4;
   CellColumns<Real> cells;  // in tile order
   CellModel<Real> model;
   mesh::TileView tiles;
@@ -323,7 +322,6 @@ struct SupportRows {
 /// cell enters the list of every node of its support (NodeCells).
 template <class Real>
 struct CellKick {
-  static constexpr int min_blocks_per_sm = HEMO_RBC_MIN_BLOCKS;
   CellColumns<Real> cells;  // in tile order
   CellModel<Real> model;
   mesh::TileView tiles;
