@@ -91,6 +91,16 @@ class Communicator {
   }
 };
 
+/// A neighbour exchange of messages whose sizes the receivers do not know (particles
+/// leaving for another rank, halo particles): rank r sends sends[i] to peers[i] and
+/// receives one message from each of its peers, returned in `peers` order. Two rounds:
+/// the sizes (8 bytes each way), then the bytes, empty messages skipped on both sides.
+/// `peers` must be symmetric over the ranks (s in r's list iff r in s's) and hold no
+/// rank twice; it may hold this rank (the message comes back to itself). Tags `tag` and
+/// `tag + 1`. Blocking: every rank of the list must call it.
+std::vector<std::vector<unsigned char>> exchange_variable(Communicator& comm, std::span<const int> peers,
+                                                          std::span<const std::vector<unsigned char>> sends, int tag);
+
 /// One rank, no MPI.
 std::unique_ptr<Communicator> serial();
 

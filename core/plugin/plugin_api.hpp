@@ -7,6 +7,7 @@
 // Plugins are loaded with Boost.DLL by core/plugin/loader.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,7 @@
 namespace hemo {
 
 /// Bumped whenever this header, or a type it exposes, changes layout or meaning.
-inline constexpr int plugin_abi_version = 9;
+inline constexpr int plugin_abi_version = 10;
 
 /// A velocity a plugin imposes, for the Mach and Reynolds numbers, with the length that
 /// goes with it where the plugin knows one (a velocity inlet: its diameter). When this
@@ -78,6 +79,10 @@ struct SetupStage {
   /// tables empty on a restart. A plugin's monitor files continue their rows from this
   /// step (io::SeriesCsv, core/io/series_csv.hpp).
   std::int64_t first_step = 0;
+  /// The rank that owns fluid voxel (i, j, k) of the box: its partition brick's owner,
+  /// -1 for a brick with no fluid; 0 everywhere on one rank. Plugins that keep state
+  /// per place (particles) find whose a place is with it; valid for the whole run.
+  std::function<int(int, int, int)> voxel_owner;
 };
 
 class Plugin {

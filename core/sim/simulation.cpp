@@ -257,7 +257,6 @@ void Simulation::build_mesh_of_this_rank() {
   voxels_.fluid.shrink_to_fit();
   voxels_.solid_fraction.clear();
   voxels_.solid_fraction.shrink_to_fit();
-  brick_owner_ = {};
 }
 
 void Simulation::prepare_output_folder(const RunOptions& options) {
@@ -290,7 +289,18 @@ void Simulation::set_up_fields_and_plugins() {
   declare_core_fields();
 
   SetupStage stage{config_,    units_,      mesh_,        *fields_, *scheduler_, space_,
-                   precision_, output_dir_, check_every_, *comm_,   *halo_,      first_step_};
+                   precision_, output_dir_, check_every_, *comm_,   *halo_,      first_step_, {}};
+  if (comm_->size() > 1) {
+    stage.voxel_owner = [this](int i, int j, int k) { return brick_owner_[std::size_t(bricks_.brick_of_voxel(i, j, k))]; };
+    // The map plugins get must say this rank for every node it owns (setup only, O(nodes)).
+    for (std::uint32_t n = 0; n < mesh_.num_nodes; ++n)
+      if (stage.voxel_owner(mesh_.i[n], mesh_.j[n], mesh_.k[n]) != comm_->rank())
+        throw std::logic_error(str("voxel_owner: node ", n, " at voxel (", mesh_.i[n], ", ", mesh_.j[n], ", ",
+                                   mesh_.k[n], ") of rank ", comm_->rank(), " is said to be rank ",
+                                   stage.voxel_owner(mesh_.i[n], mesh_.j[n], mesh_.k[n]), "'s"));
+  } else {
+    stage.voxel_owner = [](int, int, int) { return 0; };
+  }
   for (auto& p : plugins_) p->setup(stage);
   for (auto& p : plugins_) p->initialise(stage);
   if (first_step_ > 0) restore_restart();

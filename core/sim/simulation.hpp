@@ -115,7 +115,7 @@ class Simulation {
   geometry::VoxelGrid voxels_;   // this rank's window of the voxel box
   std::array<bool, 3> periodic_{false, false, false};  // from the plugins' periodic_axes
   partition::BrickGrid bricks_;  // the bricks (dims and edge; counts dropped) with more than one rank
-  std::vector<std::int32_t> brick_owner_;  // per brick, its rank (until the mesh is built)
+  std::vector<std::int32_t> brick_owner_;  // per brick, its rank (SetupStage::voxel_owner); 4 B a brick
   mesh::SparseMesh mesh_;
   exec::Space space_ = exec::Space::host;
   Precision precision_ = Precision::fp64;

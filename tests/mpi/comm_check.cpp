@@ -1,7 +1,7 @@
 // Every operation of the communicator (core/comm) on however many ranks mpirun started
 // (or one, serially, without mpirun): sums, max, prefix sum, broadcast, gather and
-// scatter, and a ring of
-// neighbour messages with computation between start and finish. Exit 0 when every rank
+// scatter, a ring of neighbour messages with computation between start and finish, and
+// an exchange of messages whose sizes the receivers do not know (exchange_variable). Exit 0 when every rank
 // got exactly the expected values.
 #include <cstdio>
 #include <cstring>
@@ -60,6 +60,18 @@ int main(int argc, char** argv) {
   bool ring = true;
   for (double v : in) ring &= v == double(previous);
   expect(ring, "ring exchange");
+
+  // Messages of sizes the receiver does not know: rank r sends (7 r + q) % 5 bytes of
+  // value r to every rank q, itself included (some are empty).
+  std::vector<int> peers(static_cast<std::size_t>(p));
+  std::iota(peers.begin(), peers.end(), 0);
+  std::vector<std::vector<unsigned char>> sends;
+  for (int q = 0; q < p; ++q) sends.emplace_back(std::size_t((7 * r + q) % 5), static_cast<unsigned char>(r));
+  const auto got = hemo::comm::exchange_variable(*comm, peers, sends, 20);
+  bool variable = got.size() == std::size_t(p);
+  for (int q = 0; q < p && variable; ++q)
+    variable = got[std::size_t(q)] == std::vector<unsigned char>(std::size_t((7 * q + r) % 5), static_cast<unsigned char>(q));
+  expect(variable, "exchange of unknown sizes (some empty)");
 
   const std::uint64_t failed_ranks = comm->sum(std::uint64_t(failures > 0));
   if (r == 0) std::printf("%s: %s, %llu of %d ranks failed\n", argv[0], comm->describe().c_str(),
