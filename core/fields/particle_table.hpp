@@ -48,6 +48,14 @@ class ParticleColumnBase {
   virtual void set_component_bytes(int c, std::span<const unsigned char> bytes) = 0;
   /// New storage of `capacity` entries per component, keeping the first `keep`.
   virtual void reallocate(std::size_t capacity, std::size_t keep) = 0;
+  /// Bytes of one entry of one component.
+  virtual std::size_t entry_bytes() const = 0;
+  /// Entries rows[0..n) (`rows` in the column's memory) of every component, component by
+  /// component, on the host: particles packed to travel.
+  virtual std::vector<unsigned char> gather_bytes(const std::uint32_t* rows, std::size_t n) = 0;
+  /// Writes entries [first, first + n) of every component from `bytes` (as gather_bytes
+  /// packs them); first + n must be within capacity.
+  virtual void set_entries_bytes(std::size_t first, std::size_t n, std::span<const unsigned char> bytes) = 0;
   /// Entry i of every component becomes the old entry order[i], for i < n (`order` in
   /// the column's memory, a permutation of [0, n) or a selection from [0, size)).
   virtual void permute(const std::uint32_t* order, std::size_t n) = 0;
@@ -125,6 +133,32 @@ class ParticleColumn final : public ParticleColumnBase {
   }
   void permute(const std::uint32_t* order, std::size_t n) override {
     if (n == 0) return;
+    gather_into_spare(order, n);
+    data_.swap(spare_);
+  }
+  std::size_t entry_bytes() const override { return sizeof(T); }
+  std::vector<unsigned char> gather_bytes(const std::uint32_t* rows, std::size_t n) override {
+    std::vector<unsigned char> out(n * std::size_t(components()) * sizeof(T));
+    if (n == 0) return out;
+    gather_into_spare(rows, n);
+    for (int c = 0; c < components(); ++c)
+      copy_out(spare_.data() + std::size_t(c) * capacity_, out.data() + std::size_t(c) * n * sizeof(T), n * sizeof(T));
+    return out;
+  }
+  void set_entries_bytes(std::size_t first, std::size_t n, std::span<const unsigned char> bytes) override {
+    if (bytes.size() != n * std::size_t(components()) * sizeof(T) || first + n > capacity_)
+      throw std::length_error("particle column '" + name() + "': " + std::to_string(bytes.size()) + " bytes for entries " +
+                              std::to_string(first) + " + " + std::to_string(n) + " of " + std::to_string(capacity_));
+    for (int c = 0; c < components() && n > 0; ++c) {
+      const unsigned char* from = bytes.data() + std::size_t(c) * n * sizeof(T);
+      if (data_.space() == exec::Space::host) std::memcpy(component(c) + first, from, n * sizeof(T));
+      else exec::cuda::copy_to_device(component(c) + first, from, n * sizeof(T));
+    }
+  }
+
+ private:
+  /// spare_'s entry i of every component = entry order[i], for i < n.
+  void gather_into_spare(const std::uint32_t* order, std::size_t n) {
     if (spare_.size() != data_.size()) {
       spare_ = exec::DeviceArray<T>(data_.space(), data_.size());
       spare_.zero();
@@ -133,11 +167,8 @@ class ParticleColumn final : public ParticleColumnBase {
     for (int c = 0; c < components(); ++c) rows.add(c);
     exec::for_each(data_.space(), {0, std::uint32_t(n * std::size_t(components()))},
                    exec::GatherRows<T>{data_.data(), capacity_, rows, order, std::uint32_t(n), spare_.data(), capacity_},
-                   "particle_column_permute");
-    data_.swap(spare_);
+                   "particle_column_gather");
   }
-
- private:
   void copy_out(const T* from, void* to, std::size_t bytes) const {
     if (bytes == 0) return;
     if (data_.space() == exec::Space::host) std::memcpy(to, from, bytes);
@@ -233,6 +264,47 @@ class ParticleTable {
     for (auto& [name, c] : columns_)
       if (c->restart_state()) c->permute(order, n);
     size_ = n;
+  }
+
+  /// Bytes a particle's restart-state columns take when packed.
+  std::size_t packed_bytes() const {
+    std::size_t b = 0;
+    for (const auto& n : order_)
+      if (const auto& c = columns_.at(n); c->restart_state()) b += c->entry_bytes() * std::size_t(c->components());
+    return b;
+  }
+  /// The restart-state columns of particles rows[0..n) (`rows` in the table's memory)
+  /// as one host buffer: column after column in the order they were added, each
+  /// component by component, n entries each. What a particle needs to go on elsewhere
+  /// (another rank's table: append()).
+  std::vector<unsigned char> pack(const std::uint32_t* rows, std::size_t n) {
+    std::vector<unsigned char> out;
+    out.reserve(n * packed_bytes());
+    for (const auto& name : order_)
+      if (auto& c = columns_.at(name); c->restart_state()) {
+        const auto bytes = c->gather_bytes(rows, n);
+        out.insert(out.end(), bytes.begin(), bytes.end());
+      }
+    return out;
+  }
+  /// Appends the particles of a buffer that pack() made from a table with the same
+  /// restart-state columns; returns how many. Their other columns hold what the storage
+  /// holds (a step writes them before reading them).
+  std::size_t append(std::span<const unsigned char> packed) {
+    const std::size_t per = packed_bytes();
+    if (per == 0 || packed.size() % per != 0)
+      throw std::length_error("particle table '" + name_ + "': " + std::to_string(packed.size()) +
+                              " packed bytes are not a whole number of particles of " + std::to_string(per) + " bytes");
+    const std::size_t n = packed.size() / per, first = size_;
+    resize(first + n);
+    std::size_t at = 0;
+    for (const auto& name : order_)
+      if (auto& c = columns_.at(name); c->restart_state()) {
+        const std::size_t b = n * c->entry_bytes() * std::size_t(c->components());
+        c->set_entries_bytes(first, n, packed.subspan(at, b));
+        at += b;
+      }
+    return n;
   }
 
  private:

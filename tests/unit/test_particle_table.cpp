@@ -1,0 +1,72 @@
+// The particle table (core/fields/particle_table.hpp) on the host: growth keeps the
+// particles, permute moves the restart-state columns only, and pack/append carry the
+// restart-state columns of chosen particles into another table (how cells will travel
+// between ranks, docs/rbc_ranks.md).
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "core/fields/particle_table.hpp"
+
+using hemo::ParticleTable;
+using hemo::exec::Space;
+
+namespace {
+/// A table of n particles: position (3 floats) and id restart state, energy scratch.
+ParticleTable make(std::size_t n, std::uint32_t first_id) {
+  ParticleTable t(Space::host, "cells", "test", 2);
+  t.add<float>("position", 3, "").set_restart_state();
+  t.add<double>("energy", 1, "");
+  t.add<std::uint32_t>("id", 1, "").set_restart_state();
+  t.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int c = 0; c < 3; ++c) t.get<float>("position").component(c)[i] = float(10 * c + i);
+    t.get<double>("energy").component(0)[i] = -1.0 - double(i);
+    t.get<std::uint32_t>("id").component(0)[i] = first_id + std::uint32_t(i);
+  }
+  return t;
+}
+}  // namespace
+
+TEST_CASE("particle table: growth keeps particles; permute moves the restart-state columns only") {
+  ParticleTable t = make(5, 100);
+  CHECK(t.capacity() >= 5);
+  const std::vector<std::uint32_t> order{4, 0, 2};
+  t.permute(order.data(), order.size());
+  CHECK(t.size() == 3);
+  CHECK(t.get<std::uint32_t>("id").component(0)[0] == 104);
+  CHECK(t.get<std::uint32_t>("id").component(0)[2] == 102);
+  CHECK(t.get<float>("position").component(1)[0] == 14.0f);
+  CHECK(t.get<double>("energy").component(0)[0] == -1.0);  // scratch: left as it was
+}
+
+TEST_CASE("particle table: pack and append carry chosen particles' restart state into another table") {
+  ParticleTable from = make(6, 0), to = make(2, 50);
+  CHECK(from.packed_bytes() == 3 * sizeof(float) + sizeof(std::uint32_t));
+  const std::vector<std::uint32_t> leaving{5, 1, 3};
+  const auto bytes = from.pack(leaving.data(), leaving.size());
+  CHECK(bytes.size() == 3 * from.packed_bytes());
+  CHECK(to.append(bytes) == 3);
+  REQUIRE(to.size() == 5);
+  const std::uint32_t* id = to.get<std::uint32_t>("id").component(0);
+  CHECK(id[0] == 50);
+  CHECK(id[1] == 51);
+  CHECK(id[2] == 5);
+  CHECK(id[3] == 1);
+  CHECK(id[4] == 3);
+  for (int c = 0; c < 3; ++c) {
+    CHECK(to.get<float>("position").component(c)[2] == float(10 * c + 5));
+    CHECK(to.get<float>("position").component(c)[4] == float(10 * c + 3));
+  }
+  CHECK(to.get<float>("position").component(0)[1] == 1.0f);  // the table's own particles untouched
+  CHECK(from.size() == 6);                                    // packing takes nothing away
+  CHECK(from.get<std::uint32_t>("id").component(0)[5] == 5);
+  // Nothing to send is an empty buffer, and appending it adds nothing.
+  CHECK(from.pack(leaving.data(), 0).empty());
+  CHECK(to.append({}) == 0);
+  CHECK(to.size() == 5);
+  // A buffer that is not whole particles is refused.
+  CHECK_THROWS_AS(to.append(std::span<const unsigned char>(bytes.data(), bytes.size() - 1)), std::length_error);
+}
