@@ -589,17 +589,26 @@ class Cells {
     if (ctx.snapshot_due && writer_) write_cells(ctx, rows, vel);
   }
 
-  /// FNV-1a over the bytes of the cells' state (the restart-state columns, in storage
-  /// order): equal checksums mean bitwise equal cells.
+  /// The cells' state as one number: per cell, FNV-1a over the bytes of its restart-state
+  /// entries (id included), column by column; summed over the cells modulo 2^64, so it
+  /// does not depend on the order of the rows (nor, later, on how the cells are spread
+  /// over ranks). Equal checksums mean bitwise equal cells.
   std::string state_checksum() const {
-    std::uint64_t h = 1469598103934665603ull;
+    const std::size_t n = table_->size();
+    std::vector<std::uint64_t> h(n, 1469598103934665603ull);
     for (const ParticleColumnBase* c : table_->columns()) {
       if (!c->restart_state()) continue;
-      for (int r = 0; r < c->components(); ++r)
-        for (const unsigned char b : c->component_bytes(r, table_->size())) h = (h ^ b) * 1099511628211ull;
+      const std::size_t e = c->entry_bytes();
+      for (int r = 0; r < c->components(); ++r) {
+        const auto bytes = c->component_bytes(r, n);
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t b = 0; b < e; ++b) h[i] = (h[i] ^ bytes[i * e + b]) * 1099511628211ull;
+      }
     }
+    std::uint64_t sum = 0;
+    for (const std::uint64_t x : h) sum += x;
     char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(sum));
     return hex;
   }
 

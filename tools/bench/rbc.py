@@ -3,8 +3,9 @@
 time per step, split into the LB and the cells' actions, at MUPHY's size.
 
   1. agreement: cases/rbc_pipe.toml in fp64 for 300 steps on the CPU and on the GPU; the
-     cells' state checksum (cells.csv, FNV-1a over position, orientation, velocity,
-     angular momentum and id) and the population checksum compared every 100 steps.
+     cells' state checksum (cells.csv: per cell FNV-1a over position, orientation,
+     velocity, angular momentum and id, summed over the cells) and the population
+     checksum compared every 100 steps.
   2. timing: a periodic tube at MUPHY's lattice spacing (2.5 um) and haematocrit 0.45,
      fp32, at each size asked (the largest, radius 100 um and 3 mm long, is about
      6 x 10^6 fluid nodes and 5 x 10^5 cells, the paper's benchmark size; the paper's
