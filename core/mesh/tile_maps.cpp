@@ -335,7 +335,43 @@ TileMaps build_tile_maps(const SparseMesh& mesh, int c, const std::function<int(
     }
   }
   t.near_gaps = tiles_near_gaps(t);
+
+  // 9. Owners: this rank for the mapped tiles; for an external tile, the owner of its
+  //    fluid voxels, scanned (c^3 calls) where a callback says.
+  t.tile_owner.assign(total, mesh.rank);
+  for (std::uint32_t e = t.num_mapped(); e < t.num_tiles(); ++e) {
+    std::int32_t found = -1;
+    if (owner) {
+      const auto tc = t.tile_coords_of(std::int32_t(e));
+      int lo[3], hi[3];
+      for (std::size_t a = 0; a < 3; ++a) {
+        lo[a] = int(tc[a]) * c;
+        hi[a] = std::min(lo[a] + c, t.dims[a]);
+      }
+      for (int k = lo[2]; k < hi[2] && found != -2; ++k)
+        for (int j = lo[1]; j < hi[1] && found != -2; ++j)
+          for (int i = lo[0]; i < hi[0]; ++i) {
+            const int r = owner(i, j, k);
+            if (r < 0 || r == found) continue;
+            if (found >= 0) {
+              found = -2;
+              break;
+            }
+            found = r;
+          }
+    }
+    t.tile_owner[e] = found;
+  }
   return t;
+}
+
+std::vector<int> TileMaps::peers(int rank) const {
+  std::vector<int> out;
+  for (std::uint32_t e = num_mapped(); e < num_tiles(); ++e)
+    if (tile_owner[e] >= 0 && tile_owner[e] != rank) out.push_back(tile_owner[e]);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 }  // namespace hemo::mesh

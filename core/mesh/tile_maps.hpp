@@ -20,7 +20,7 @@
 //
 // Memory (host, and the same on the device once uploaded), per tile:
 //   every tile           12 B  (COO2CELL: 8 B coordinate + 4 B id; plus 8 B host-only
-//                               coord_of_id)
+//                               coord_of_id and 4 B host-only tile_owner)
 //   internal/frontier   104 B + 4 c^3 B  (CNEIGH 26 x 4 B, IJKMAP c^3 x 4 B)
 // e.g. c = 4: 360 B per mapped tile, c = 8: 2152 B. IJKMAP dominates: about 4 B per
 // lattice point of the mapped tiles, so 4 B / fluid fraction of the tiles per owned node.
@@ -78,6 +78,16 @@ class TileMaps {
   /// full. A particle whose reach stays within those 27 tiles meets no gap from a tile
   /// marked 0 (red blood cells skip their wall search there).
   std::vector<std::uint8_t> near_gaps;
+  /// Per tile id (filled by build_tile_maps): the rank whose fluid voxels the tile holds.
+  /// This rank for internal and frontier tiles. For an external tile, from the `owner`
+  /// callback: the one rank owning its fluid voxels, -1 where it holds none (or no
+  /// callback was given), -2 where it holds fluid voxels of several ranks (partition
+  /// bricks not aligned with the tiles).
+  std::vector<std::int32_t> tile_owner;
+  /// The ranks other than this one that own external tiles, ascending: those with which
+  /// particles near this rank's surface are shared (before making it symmetric over
+  /// the ranks: a thin wall between two ranks' fluid is seen from one side only).
+  std::vector<int> peers(int rank) const;
 };
 
 /// Builds the tile maps of the mesh's owned nodes with tiles of c lattice spacings.

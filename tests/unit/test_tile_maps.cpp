@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -82,6 +83,9 @@ Geometry random_geometry(std::mt19937_64& rng, int c, const std::array<bool, 3>&
 }
 
 std::int64_t wrap(std::int64_t x, std::int64_t n) { return ((x % n) + n) % n; }
+
+/// External tiles seen with no owner (-1), several (-2), one rank, over all cases.
+std::uint32_t external_owner_kinds[3] = {0, 0, 0};
 
 /// Everything the tile maps hold, recomputed from the definitions, over the whole box.
 /// Returns the number of internal, frontier and external tiles.
@@ -290,6 +294,29 @@ std::array<std::uint32_t, 3> check_against_brute_force(const Geometry& g, int c,
         for (std::int64_t i = base[0] - c + 1; i < base[0] + c; ++i)
           CHECK(near_cell.node_at(view, i, j, k) == view.node_at(i, j, k));
   }
+  // tile_owner: this rank for mapped tiles; for external ones the one rank owning their
+  // fluid voxels (-1 none, -2 several); peers: the other ranks among those.
+  REQUIRE(maps.tile_owner.size() == maps.num_tiles());
+  std::vector<int> expected_peers;
+  for (std::uint32_t t = 0; t < maps.num_tiles(); ++t) {
+    if (t < maps.num_mapped()) {
+      CHECK(maps.tile_owner[t] == msh.rank);
+      continue;
+    }
+    const auto tc = maps.tile_coords_of(std::int32_t(t));
+    std::set<int> ranks;
+    for (std::int64_t k = tc[2] * c; k < std::min<std::int64_t>((tc[2] + 1) * c, dims[2]); ++k)
+      for (std::int64_t j = tc[1] * c; j < std::min<std::int64_t>((tc[1] + 1) * c, dims[1]); ++j)
+        for (std::int64_t i = tc[0] * c; i < std::min<std::int64_t>((tc[0] + 1) * c, dims[0]); ++i)
+          if (g.parted && g.owner(int(i), int(j), int(k)) >= 0) ranks.insert(g.owner(int(i), int(j), int(k)));
+    const int expected = ranks.empty() ? -1 : ranks.size() > 1 ? -2 : *ranks.begin();
+    CHECK(maps.tile_owner[t] == expected);
+    external_owner_kinds[expected == -1 ? 0 : expected == -2 ? 1 : 2] += 1;
+    if (expected >= 0 && expected != msh.rank) expected_peers.push_back(expected);
+  }
+  std::sort(expected_peers.begin(), expected_peers.end());
+  expected_peers.erase(std::unique(expected_peers.begin(), expected_peers.end()), expected_peers.end());
+  CHECK(maps.peers(msh.rank) == expected_peers);
   return {maps.num_internal, maps.num_frontier, maps.num_external};
 }
 
@@ -319,8 +346,13 @@ TEST_CASE("tile maps match brute force on random geometries") {
   CHECK(seen[1] > 0);
   CHECK(seen[2] > 0);
   CHECK(wrapped_cases > 5);
+  // ... and external tiles of no owner, of one other rank and of several (unaligned blocks).
+  CHECK(external_owner_kinds[0] > 0);
+  CHECK(external_owner_kinds[1] > 0);
+  CHECK(external_owner_kinds[2] > 0);
   MESSAGE("tiles over all cases: ", seen[0], " internal, ", seen[1], " frontier, ", seen[2], " external; ",
-          wrapped_cases, " periodic cases");
+          wrapped_cases, " periodic cases; external tiles owned by none ", external_owner_kinds[0], ", several ",
+          external_owner_kinds[1], ", one rank ", external_owner_kinds[2]);
 }
 
 TEST_CASE("tile maps of a fully fluid periodic box: all tiles internal, none external") {
