@@ -132,6 +132,13 @@ HEMO_HD Sym3<Real> inverse(const Sym3<Real>& s, Real d) {
   return {(s.yy * s.zz - s.yz * s.yz) * i, (s.xx * s.zz - s.xz * s.xz) * i, (s.xx * s.yy - s.xy * s.xy) * i,
           (s.xz * s.yz - s.xy * s.zz) * i, (s.xy * s.yz - s.xz * s.yy) * i, (s.xy * s.xz - s.xx * s.yz) * i};
 }
+/// s as a full 3 x 3 matrix.
+template <class Real>
+HEMO_HD void full(const Sym3<Real>& s, Real (&m)[3][3]) {
+  m[0][0] = s.xx, m[0][1] = s.xy, m[0][2] = s.xz;
+  m[1][0] = s.xy, m[1][1] = s.yy, m[1][2] = s.yz;
+  m[2][0] = s.xz, m[2][1] = s.yz, m[2][2] = s.zz;
+}
 }  // namespace detail
 
 /// u~, Omega~ and the spreading matrix from the sums over a cell's support.
@@ -154,7 +161,8 @@ HEMO_HD CellFluid<Real> cell_fluid(const SupportSums<Real>& s) {
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) M[a][b] = s.wur[a][b] * iW - ua[a] * ca[b];
   const Sym3<Real> Si = detail::inverse(S, d);
-  const Real Sm[3][3] = {{Si.xx, Si.xy, Si.xz}, {Si.xy, Si.yy, Si.yz}, {Si.xz, Si.yz, Si.zz}};
+  Real Sm[3][3];
+  detail::full(Si, Sm);
   Real G[3][3];
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) G[a][b] = M[a][0] * Sm[0][b] + M[a][1] * Sm[1][b] + M[a][2] * Sm[2][b];
@@ -189,8 +197,8 @@ HEMO_HD CellShare<Real> cell_share(const CellFluid<Real>& f, const Vec3<Real>& F
   const Real A[3][3] = {{-k * E.xx, t.z - k * E.xy, -t.y - k * E.xz},
                         {-t.z - k * E.xy, -k * E.yy, t.x - k * E.yz},
                         {t.y - k * E.xz, -t.x - k * E.yz, -k * E.zz}};
-  const Sym3<Real>& Si = f.inverse_spread;
-  const Real Sm[3][3] = {{Si.xx, Si.xy, Si.xz}, {Si.xy, Si.yy, Si.yz}, {Si.xz, Si.yz, Si.zz}};
+  Real Sm[3][3];
+  detail::full(f.inverse_spread, Sm);
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) out.linear[a][b] = A[a][0] * Sm[0][b] + A[a][1] * Sm[1][b] + A[a][2] * Sm[2][b];
   return out;

@@ -97,13 +97,7 @@ class ParticleColumn final : public ParticleColumnBase {
   /// Writes entries [first, first + count) of every component from `rows` (component c's
   /// at rows[c * count, (c + 1) * count)): new particles appended.
   void set_entries(std::size_t first, std::size_t count, const std::vector<T>& rows) {
-    if (rows.size() != count * std::size_t(components()) || first + count > capacity_)
-      throw std::length_error("particle column '" + name() + "': " + std::to_string(rows.size()) + " values for entries " +
-                              std::to_string(first) + " + " + std::to_string(count) + " of " + std::to_string(capacity_));
-    for (int c = 0; c < components() && count > 0; ++c) {
-      if (data_.space() == exec::Space::host) std::memcpy(component(c) + first, rows.data() + c * count, count * sizeof(T));
-      else exec::cuda::copy_to_device(component(c) + first, rows.data() + c * count, count * sizeof(T));
-    }
+    set_entries_bytes(first, count, {reinterpret_cast<const unsigned char*>(rows.data()), rows.size() * sizeof(T)});
   }
   /// The first `count` entries of component c on the host.
   std::vector<T> component_to_host(int c, std::size_t count) const {

@@ -243,34 +243,40 @@ TileMaps build_tile_maps(const SparseMesh& mesh, int c, const std::function<int(
     }
   }
 
-  // 5. Frontier tiles: the tile or a neighbour holds a fluid voxel of another rank. Each
-  //    tile's voxels are scanned at most once (memo), stopping at the first foreign one, and
-  //    only as far as needed to decide.
+  // 5. The owner of each tile's fluid voxels, scanned where needed and kept (memo): -1
+  //    none, the rank where one rank owns them all, -2 where several do. Frontier tiles:
+  //    the tile or a neighbour holds a fluid voxel of another rank.
+  constexpr std::int32_t unscanned = -3, several = -2;
+  std::vector<std::int32_t> voxel_owner(owner ? total : 0, unscanned);
+  auto owner_of = [&](std::int32_t p) {
+    auto& found = voxel_owner[std::size_t(p)];
+    if (found != unscanned) return found;
+    const auto tc = t.tile_coords(all[std::size_t(p)]);
+    int lo[3], hi[3];
+    for (std::size_t a = 0; a < 3; ++a) {
+      lo[a] = int(tc[a]) * c;
+      hi[a] = std::min(lo[a] + c, t.dims[a]);
+    }
+    found = -1;
+    for (int k = lo[2]; k < hi[2] && found != several; ++k)
+      for (int j = lo[1]; j < hi[1] && found != several; ++j)
+        for (int i = lo[0]; i < hi[0]; ++i) {
+          const int r = owner(i, j, k);
+          if (r < 0 || r == found) continue;
+          if (found >= 0) {
+            found = several;
+            break;
+          }
+          found = r;
+        }
+    return found;
+  };
+  auto has_foreign = [&](std::int32_t p) {
+    const std::int32_t o = owner_of(p);
+    return o == several || (o >= 0 && o != mesh.rank);
+  };
   std::vector<std::uint8_t> frontier(owned.size(), 0);
   if (owner) {
-    std::vector<std::uint8_t> foreign(total, 0);  // 0 not scanned yet, 1 none, 2 some
-    auto has_foreign = [&](std::int32_t p) {
-      auto& f = foreign[std::size_t(p)];
-      if (!f) {
-        const auto tc = t.tile_coords(all[std::size_t(p)]);
-        int lo[3], hi[3];
-        for (std::size_t a = 0; a < 3; ++a) {
-          lo[a] = int(tc[a]) * c;
-          hi[a] = std::min(lo[a] + c, t.dims[a]);
-        }
-        f = 1;
-        for (int k = lo[2]; k < hi[2] && f == 1; ++k)
-          for (int j = lo[1]; j < hi[1] && f == 1; ++j)
-            for (int i = lo[0]; i < hi[0]; ++i) {
-              const int r = owner(i, j, k);
-              if (r >= 0 && r != mesh.rank) {
-                f = 2;
-                break;
-              }
-            }
-      }
-      return f == 2;
-    };
     for (std::size_t o = 0; o < owned.size(); ++o) {
       bool is_frontier = has_foreign(pos_of_owned[o]);
       for (std::size_t q = 0; q < num_offsets && !is_frontier; ++q) {
@@ -298,6 +304,11 @@ TileMaps build_tile_maps(const SparseMesh& mesh, int c, const std::function<int(
   }
   t.coord_of_id.resize(total);
   for (std::size_t p = 0; p < total; ++p) t.coord_of_id[std::size_t(t.id[p])] = all[p];
+  // Owners: this rank for the mapped tiles; for an external tile, the owner of its fluid
+  // voxels (step 5's scan), -1 without a callback.
+  t.tile_owner.assign(total, mesh.rank);
+  for (std::size_t p = 0; p < total; ++p)
+    if (std::uint32_t(t.id[p]) >= t.num_mapped()) t.tile_owner[std::size_t(t.id[p])] = owner ? owner_of(std::int32_t(p)) : -1;
   t.coord = std::move(all);
 
   // 7. CNEIGH, by id.
@@ -336,32 +347,6 @@ TileMaps build_tile_maps(const SparseMesh& mesh, int c, const std::function<int(
   }
   t.near_gaps = tiles_near_gaps(t);
 
-  // 9. Owners: this rank for the mapped tiles; for an external tile, the owner of its
-  //    fluid voxels, scanned (c^3 calls) where a callback says.
-  t.tile_owner.assign(total, mesh.rank);
-  for (std::uint32_t e = t.num_mapped(); e < t.num_tiles(); ++e) {
-    std::int32_t found = -1;
-    if (owner) {
-      const auto tc = t.tile_coords_of(std::int32_t(e));
-      int lo[3], hi[3];
-      for (std::size_t a = 0; a < 3; ++a) {
-        lo[a] = int(tc[a]) * c;
-        hi[a] = std::min(lo[a] + c, t.dims[a]);
-      }
-      for (int k = lo[2]; k < hi[2] && found != -2; ++k)
-        for (int j = lo[1]; j < hi[1] && found != -2; ++j)
-          for (int i = lo[0]; i < hi[0]; ++i) {
-            const int r = owner(i, j, k);
-            if (r < 0 || r == found) continue;
-            if (found >= 0) {
-              found = -2;
-              break;
-            }
-            found = r;
-          }
-    }
-    t.tile_owner[e] = found;
-  }
   return t;
 }
 

@@ -72,7 +72,8 @@ class TileMaps {
   std::size_t bytes() const;
   /// A view over these vectors, for host code. Device code fills a TileView the same way
   /// with device copies of coord, id, neighbours and nodes.
-  TileView view() const;  /// Per internal/frontier tile id (filled by build_tile_maps): 1 where the tile or one of
+  TileView view() const;
+  /// Per internal/frontier tile id (filled by build_tile_maps): 1 where the tile or one of
   /// its 26 neighbours holds a lattice point with no owned node (IJKMAP -1: solid, outside
   /// the box, another rank's) or the neighbour is not mapped; 0 where all 27 tiles are
   /// full. A particle whose reach stays within those 27 tiles meets no gap from a tile

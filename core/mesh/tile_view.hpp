@@ -129,8 +129,13 @@ struct TileView {
     const std::int64_t tx = i / c, ty = j / c, tz = k / c;
     const std::int32_t t = find_coord(std::uint64_t(tx) + std::uint64_t(m[0]) * (std::uint64_t(ty) + std::uint64_t(m[1]) * std::uint64_t(tz)));
     if (t < 0 || std::uint32_t(t) >= num_mapped()) return -1;
-    const std::int64_t lid = std::int64_t(c) * c * (k - c * tz) + std::int64_t(c) * (j - c * ty) + (i - c * tx);
-    return nodes[std::int64_t(t) * tile_volume() + lid];
+    return nodes[std::int64_t(t) * tile_volume() + local_index(i, j, k)];
+  }
+
+  /// Where voxel (i, j, k) of the box (wrapped, non-negative) lies in its tile's row of
+  /// IJKMAP (and of any table in that layout): (c (k mod c) + j mod c) c + i mod c.
+  HEMO_HD std::int64_t local_index(std::int64_t i, std::int64_t j, std::int64_t k) const {
+    return (std::int64_t(c) * (k % c) + j % c) * c + i % c;
   }
 
   /// The owned mesh node nearest to point (x, y, z) (lattice units), i.e. at voxel

@@ -211,8 +211,7 @@ struct AssignTiles {
       std::int64_t v[3];
       mesh::TileView::voxel_of_point(x.x, x.y, x.z, v);
       for (int a = 0; a < 3; ++a) tiles.wrap_voxel(v[a], a);
-      const std::int64_t c = tiles.c, lid = (c * (v[2] % c) + v[1] % c) * c + v[0] % c;
-      if (sink[std::int64_t(k) * tiles.tile_volume() + lid]) k = invalid_tile + 1;
+      if (sink[std::int64_t(k) * tiles.tile_volume() + tiles.local_index(v[0], v[1], v[2])]) k = invalid_tile + 1;
     }
     key[i] = k;
     order[i] = i;
@@ -256,28 +255,26 @@ struct CellForces {
         U += Real(0.5) * pair.energy;
       }
     }
-    cells.set3(cells.force, i, F);
-    cells.set3(cells.torque, i, T);
-    energy[i] = U;
-    if (!near_wall[t]) return;
-    // Wall sites: lattice points within the wall's reach that hold no node.
-    const NearCell near = NearCell::of(tiles, xi);
-    const Real reach = model.wall.reach();
-    const std::int64_t lo[3] = {std::int64_t(std::ceil(xi.x - reach)), std::int64_t(std::ceil(xi.y - reach)),
-                                std::int64_t(std::ceil(xi.z - reach))};
-    const std::int64_t hi[3] = {std::int64_t(std::floor(xi.x + reach)), std::int64_t(std::floor(xi.y + reach)),
-                                std::int64_t(std::floor(xi.z + reach))};
-    for (std::int64_t k = lo[2]; k <= hi[2]; ++k)
-      for (std::int64_t j = lo[1]; j <= hi[1]; ++j)
-        for (std::int64_t a = lo[0]; a <= hi[0]; ++a) {
-          const Vec3<Real> r{Real(a) - xi.x, Real(j) - xi.y, Real(k) - xi.z};
-          if (!(phys::dot(r, r) < reach * reach)) continue;
-          if (near.node_at(tiles, a, j, k) >= 0) continue;
-          const auto site = phys::cell_wall(model.wall, r, ni);
-          F = F + site.force;
-          T = T + site.torque;
-          U += site.energy;
-        }
+    if (near_wall[t]) {
+      // Wall sites: lattice points within the wall's reach that hold no node.
+      const NearCell near = NearCell::of(tiles, xi);
+      const Real reach = model.wall.reach();
+      const std::int64_t lo[3] = {std::int64_t(std::ceil(xi.x - reach)), std::int64_t(std::ceil(xi.y - reach)),
+                                  std::int64_t(std::ceil(xi.z - reach))};
+      const std::int64_t hi[3] = {std::int64_t(std::floor(xi.x + reach)), std::int64_t(std::floor(xi.y + reach)),
+                                  std::int64_t(std::floor(xi.z + reach))};
+      for (std::int64_t k = lo[2]; k <= hi[2]; ++k)
+        for (std::int64_t j = lo[1]; j <= hi[1]; ++j)
+          for (std::int64_t a = lo[0]; a <= hi[0]; ++a) {
+            const Vec3<Real> r{Real(a) - xi.x, Real(j) - xi.y, Real(k) - xi.z};
+            if (!(phys::dot(r, r) < reach * reach)) continue;
+            if (near.node_at(tiles, a, j, k) >= 0) continue;
+            const auto site = phys::cell_wall(model.wall, r, ni);
+            F = F + site.force;
+            T = T + site.torque;
+            U += site.energy;
+          }
+    }
     cells.set3(cells.force, i, F);
     cells.set3(cells.torque, i, T);
     energy[i] = U;

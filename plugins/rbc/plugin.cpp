@@ -441,11 +441,12 @@ class Cells {
   }
 
   /// New cells after the last: position, orientation, the plasma's velocity at their
-  /// centre, no spin, fresh ids.
+  /// centre (this step's streamed velocity, which lb_bgk computes before cell_inflow; the
+  /// `velocity` field is computed only at output and check steps), no spin, fresh ids.
   void append(const std::vector<CellPlacement>& cells, FieldRegistry& fields) {
     const std::size_t first = count(), k = cells.size();
     table_->resize(first + k);
-    const auto& u = fields.get<Real>("velocity");
+    const auto& u = fields.get<Real>("streamed_velocity");
     std::vector<Real> pos(3 * k), ori(4 * k), vel(3 * k), spin(3 * k, Real(0));
     std::vector<std::uint32_t> id(k);
     for (std::size_t c = 0; c < k; ++c) {
