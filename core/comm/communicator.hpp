@@ -101,6 +101,16 @@ class Communicator {
 std::vector<std::vector<unsigned char>> exchange_variable(Communicator& comm, std::span<const int> peers,
                                                           std::span<const std::vector<unsigned char>> sends, int tag);
 
+/// exchange_variable's second round left in flight, to compute while the bytes travel:
+/// the sizes are exchanged (blocking), then the bytes posted together with `also_sends`
+/// and `also_receives` (messages whose sizes both sides know, e.g. a halo) in one
+/// start_exchange. The caller calls comm.finish_exchange() before reading the returned
+/// buffers or any of `also_receives`, and keeps every send buffer alive until then.
+std::vector<std::vector<unsigned char>> start_exchange_variable(Communicator& comm, std::span<const int> peers,
+                                                                std::span<const std::vector<unsigned char>> sends, int tag,
+                                                                std::span<const Message> also_sends = {},
+                                                                std::span<const Message> also_receives = {});
+
 /// One rank, no MPI.
 std::unique_ptr<Communicator> serial();
 

@@ -6,8 +6,10 @@
 
 namespace hemo::comm {
 
-std::vector<std::vector<unsigned char>> exchange_variable(Communicator& comm, std::span<const int> peers,
-                                                          std::span<const std::vector<unsigned char>> sends, int tag) {
+std::vector<std::vector<unsigned char>> start_exchange_variable(Communicator& comm, std::span<const int> peers,
+                                                                std::span<const std::vector<unsigned char>> sends, int tag,
+                                                                std::span<const Message> also_sends,
+                                                                std::span<const Message> also_receives) {
   if (peers.size() != sends.size())
     throw std::logic_error("exchange_variable: " + std::to_string(peers.size()) + " peers but " +
                            std::to_string(sends.size()) + " messages");
@@ -23,8 +25,8 @@ std::vector<std::vector<unsigned char>> exchange_variable(Communicator& comm, st
   comm.finish_exchange();
 
   std::vector<std::vector<unsigned char>> received(n);
-  out.clear();
-  in.clear();
+  out.assign(also_sends.begin(), also_sends.end());
+  in.assign(also_receives.begin(), also_receives.end());
   for (std::size_t i = 0; i < n; ++i) {
     received[i].resize(in_sizes[i]);
     // The exchange only reads what it sends; Message's span is mutable for receives.
@@ -33,6 +35,12 @@ std::vector<std::vector<unsigned char>> exchange_variable(Communicator& comm, st
     if (in_sizes[i] > 0) in.push_back({peers[i], tag + 1, received[i]});
   }
   comm.start_exchange(out, in);
+  return received;
+}
+
+std::vector<std::vector<unsigned char>> exchange_variable(Communicator& comm, std::span<const int> peers,
+                                                          std::span<const std::vector<unsigned char>> sends, int tag) {
+  auto received = start_exchange_variable(comm, peers, sends, tag);
   comm.finish_exchange();
   return received;
 }

@@ -2,6 +2,7 @@
 // DeviceArray<T>: a contiguous array that lives in the memory of one execution space
 // (host RAM, 64-byte aligned; or CUDA device memory). Move-only; copies between spaces
 // are explicit.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -111,5 +112,70 @@ DeviceArray<T> to_device(Space space, const std::vector<T>& host) {
   if (!host.empty()) a.upload(host);
   return a;
 }
+
+/// Host memory that copies to and from the run's memory fast: page-locked (pinned) on
+/// CUDA, so that a transfer needs no bounce through a driver buffer; plain memory on the
+/// host backend. Grow-only (resize keeps nothing); for buffers staged every step
+/// between the device and MPI.
+template <class T>
+class HostBuffer {
+ public:
+  explicit HostBuffer(Space space = Space::host) : space_(space) {}
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  HostBuffer(HostBuffer&& o) noexcept { *this = std::move(o); }
+  HostBuffer& operator=(HostBuffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      space_ = o.space_;
+      std::swap(data_, o.data_);
+      std::swap(capacity_, o.capacity_);
+      std::swap(size_, o.size_);
+    }
+    return *this;
+  }
+  ~HostBuffer() { reset(); }
+  /// Room for at least n elements (contents not kept when it grows); size() becomes n.
+  void resize(std::size_t n) {
+    if (n > capacity_) {
+      reset();
+      capacity_ = n + n / 2;
+      const std::size_t bytes = std::max<std::size_t>(capacity_ * sizeof(T), 64);
+      data_ = static_cast<T*>(space_ == Space::cuda ? cuda::allocate_pinned(bytes)
+                                                    : std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+      if (!data_) throw std::bad_alloc();
+    }
+    size_ = n;
+  }
+  /// n elements from the run's memory at `from`; size() becomes n.
+  void download(const T* from, std::size_t n) {
+    resize(n);
+    if (n == 0) return;
+    if (space_ == Space::host) std::memcpy(data_, from, n * sizeof(T));
+    else cuda::copy_to_host(data_, from, n * sizeof(T));
+  }
+  /// The first size() elements into the run's memory at `to`.
+  void upload(T* to) const {
+    if (size_ == 0) return;
+    if (space_ == Space::host) std::memcpy(to, data_, size_ * sizeof(T));
+    else cuda::copy_to_device(to, data_, size_ * sizeof(T));
+  }
+  T* data() { return data_; }
+  std::size_t size() const { return size_; }
+  unsigned char* bytes(std::size_t first = 0) { return reinterpret_cast<unsigned char*>(data_ + first); }
+
+ private:
+  void reset() noexcept {
+    if (data_) {
+      if (space_ == Space::cuda) cuda::release_pinned(data_);
+      else std::free(data_);
+    }
+    data_ = nullptr;
+    capacity_ = size_ = 0;
+  }
+  Space space_;
+  T* data_ = nullptr;
+  std::size_t capacity_ = 0, size_ = 0;
+};
 
 }  // namespace hemo::exec

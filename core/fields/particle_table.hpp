@@ -16,6 +16,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/exec/cuda_runtime.hpp"
@@ -50,12 +51,15 @@ class ParticleColumnBase {
   virtual void reallocate(std::size_t capacity, std::size_t keep) = 0;
   /// Bytes of one entry of one component.
   virtual std::size_t entry_bytes() const = 0;
-  /// Entries rows[0..n) (`rows` in the column's memory) of every component, component by
-  /// component, on the host: particles packed to travel.
-  virtual std::vector<unsigned char> gather_bytes(const std::uint32_t* rows, std::size_t n) = 0;
-  /// Writes entries [first, first + n) of every component from `bytes` (as gather_bytes
-  /// packs them); first + n must be within capacity.
+  /// Writes entries [first, first + n) of every component from host `bytes`, component
+  /// by component, n entries each; first + n must be within capacity.
   virtual void set_entries_bytes(std::size_t first, std::size_t n, std::span<const unsigned char> bytes) = 0;
+  /// Entries rows[0..n) (`rows` in the column's memory) of every component, component by
+  /// component, into `out`, and back from `in` into entries [first, first + n): bytes in
+  /// the table's memory (the device on CUDA), so that ParticleTable::pack and append
+  /// stage every column in one buffer and cross to the host in one copy.
+  virtual void gather_to(const std::uint32_t* rows, std::size_t n, unsigned char* out) = 0;
+  virtual void set_entries_from(std::size_t first, std::size_t n, const unsigned char* in) = 0;
   /// Entry i of every component becomes the old entry order[i], for i < n (`order` in
   /// the column's memory, a permutation of [0, n) or a selection from [0, size)).
   virtual void permute(const std::uint32_t* order, std::size_t n) = 0;
@@ -131,13 +135,15 @@ class ParticleColumn final : public ParticleColumnBase {
     data_.swap(spare_);
   }
   std::size_t entry_bytes() const override { return sizeof(T); }
-  std::vector<unsigned char> gather_bytes(const std::uint32_t* rows, std::size_t n) override {
-    std::vector<unsigned char> out(n * std::size_t(components()) * sizeof(T));
-    if (n == 0) return out;
+  void gather_to(const std::uint32_t* rows, std::size_t n, unsigned char* out) override {
+    if (n == 0) return;
     gather_into_spare(rows, n);
-    for (int c = 0; c < components(); ++c)
-      copy_out(spare_.data() + std::size_t(c) * capacity_, out.data() + std::size_t(c) * n * sizeof(T), n * sizeof(T));
-    return out;
+    for (int c = 0; c < components(); ++c) move(out + std::size_t(c) * n * sizeof(T), spare_.data() + std::size_t(c) * capacity_, n * sizeof(T));
+  }
+  void set_entries_from(std::size_t first, std::size_t n, const unsigned char* in) override {
+    if (first + n > capacity_) throw std::length_error("particle column '" + name() + "': entries past its capacity");
+    for (int c = 0; c < components() && n > 0; ++c)
+      move(component(c) + first, in + std::size_t(c) * n * sizeof(T), n * sizeof(T));
   }
   void set_entries_bytes(std::size_t first, std::size_t n, std::span<const unsigned char> bytes) override {
     if (bytes.size() != n * std::size_t(components()) * sizeof(T) || first + n > capacity_)
@@ -162,6 +168,12 @@ class ParticleColumn final : public ParticleColumnBase {
     exec::for_each(data_.space(), {0, std::uint32_t(n * std::size_t(components()))},
                    exec::GatherRows<T>{data_.data(), capacity_, rows, order, std::uint32_t(n), spare_.data(), capacity_},
                    "particle_column_gather");
+  }
+  /// Bytes within the column's memory space (asynchronous on CUDA).
+  void move(void* to, const void* from, std::size_t bytes) const {
+    if (bytes == 0) return;
+    if (data_.space() == exec::Space::host) std::memcpy(to, from, bytes);
+    else exec::cuda::copy_on_device(to, from, bytes);
   }
   void copy_out(const T* from, void* to, std::size_t bytes) const {
     if (bytes == 0) return;
@@ -272,37 +284,97 @@ class ParticleTable {
   /// component by component, n entries each. What a particle needs to go on elsewhere
   /// (another rank's table: append()).
   std::vector<unsigned char> pack(const std::uint32_t* rows, std::size_t n) {
-    std::vector<unsigned char> out;
-    out.reserve(n * packed_bytes());
+    std::vector<unsigned char> out(n * packed_bytes());
+    if (n == 0) return out;
+    unsigned char* staging = staging_for(out.size());
+    std::size_t at = 0;
     for (const auto& name : order_)
       if (auto& c = columns_.at(name); c->restart_state()) {
-        const auto bytes = c->gather_bytes(rows, n);
-        out.insert(out.end(), bytes.begin(), bytes.end());
+        c->gather_to(rows, n, staging + at);
+        at += n * c->entry_bytes() * std::size_t(c->components());
       }
+    if (space_ == exec::Space::host) std::memcpy(out.data(), staging, out.size());
+    else exec::cuda::copy_to_host(out.data(), staging, out.size());
     return out;
   }
   /// Appends the particles of a buffer that pack() made from a table with the same
   /// restart-state columns; returns how many. Their other columns hold what the storage
   /// holds (a step writes them before reading them).
   std::size_t append(std::span<const unsigned char> packed) {
-    const std::size_t per = packed_bytes();
-    if (per == 0 || packed.size() % per != 0)
-      throw std::length_error("particle table '" + name_ + "': " + std::to_string(packed.size()) +
-                              " packed bytes are not a whole number of particles of " + std::to_string(per) + " bytes");
-    const std::size_t n = packed.size() / per, first = size_;
+    const std::size_t n = packed_count(packed), first = size_;
+    if (n == 0) return 0;
     resize(first + n);
+    unsigned char* staging = staging_for(packed.size());
+    if (space_ == exec::Space::host) std::memcpy(staging, packed.data(), packed.size());
+    else exec::cuda::copy_to_device(staging, packed.data(), packed.size());
     std::size_t at = 0;
     for (const auto& name : order_)
       if (auto& c = columns_.at(name); c->restart_state()) {
-        const std::size_t b = n * c->entry_bytes() * std::size_t(c->components());
-        c->set_entries_bytes(first, n, packed.subspan(at, b));
-        at += b;
+        c->set_entries_from(first, n, staging + at);
+        at += n * c->entry_bytes() * std::size_t(c->components());
       }
     return n;
   }
 
+  /// Component c of restart-state column `column` in a buffer pack() made: the bytes of
+  /// its entries, one per packed particle. A particle's position read on the host before
+  /// it is appended (which ghosts a rank keeps).
+  std::span<const unsigned char> packed_component(std::span<const unsigned char> packed, const std::string& column,
+                                                  int c) const {
+    const std::size_t n = packed_count(packed);
+    std::size_t at = 0;
+    for (const auto& name : order_)
+      if (const auto& col = columns_.at(name); col->restart_state()) {
+        const std::size_t e = col->entry_bytes();
+        if (name == column) {
+          if (c < 0 || c >= col->components())
+            throw std::logic_error("particle table '" + name_ + "': column '" + column + "' has no component " +
+                                   std::to_string(c));
+          return packed.subspan(at + std::size_t(c) * n * e, n * e);
+        }
+        at += n * e * std::size_t(col->components());
+      }
+    throw std::logic_error("particle table '" + name_ + "' has no restart-state column '" + column + "'");
+  }
+  /// Particles packed in `packed` (pack()'s buffer), checked to be a whole number.
+  std::size_t packed_count(std::span<const unsigned char> packed) const {
+    const std::size_t per = packed_bytes();
+    if (per == 0 || packed.size() % per != 0)
+      throw std::length_error("particle table '" + name_ + "': " + std::to_string(packed.size()) +
+                              " packed bytes are not a whole number of particles of " + std::to_string(per) + " bytes");
+    return packed.size() / per;
+  }
+  /// One packed buffer of chosen particles of several: picks[i] = (buffer, particle) in
+  /// the order wanted. How a rank puts the ghosts it keeps from several peers in order.
+  std::vector<unsigned char> pick_packed(std::span<const std::vector<unsigned char>> buffers,
+                                         std::span<const std::pair<std::uint32_t, std::uint32_t>> picks) const {
+    std::vector<std::size_t> count(buffers.size());
+    for (std::size_t b = 0; b < buffers.size(); ++b) count[b] = packed_count(buffers[b]);
+    std::vector<unsigned char> out(picks.size() * packed_bytes());
+    std::vector<std::size_t> offset(buffers.size(), 0);  // of the current column in each buffer
+    std::size_t at = 0;
+    for (const auto& name : order_)
+      if (const auto& col = columns_.at(name); col->restart_state()) {
+        const std::size_t e = col->entry_bytes();
+        for (int c = 0; c < col->components(); ++c)
+          for (const auto& [b, i] : picks) {
+            std::memcpy(out.data() + at, buffers[b].data() + offset[b] + (std::size_t(c) * count[b] + i) * e, e);
+            at += e;
+          }
+        for (std::size_t b = 0; b < buffers.size(); ++b) offset[b] += count[b] * e * std::size_t(col->components());
+      }
+    return out;
+  }
+
  private:
+  /// pack's and append's buffer in the table's memory, grown as needed (by half again).
+  unsigned char* staging_for(std::size_t bytes) {
+    if (staging_.size() < bytes) staging_ = exec::DeviceArray<unsigned char>(space_, bytes + bytes / 2);
+    return staging_.data();
+  }
+
   exec::Space space_;
+  exec::DeviceArray<unsigned char> staging_;
   std::string name_, owner_;
   std::size_t capacity_, size_ = 0;
   std::map<std::string, std::unique_ptr<ParticleColumnBase>> columns_;

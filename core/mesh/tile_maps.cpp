@@ -132,6 +132,7 @@ TileView TileMaps::view() const {
   }
   v.num_internal = num_internal;
   v.num_frontier = num_frontier;
+  v.num_rows = num_rows();
   return v;
 }
 
@@ -326,7 +327,7 @@ TileMaps build_tile_maps(const SparseMesh& mesh, int c, const std::function<int(
   // 8. IJKMAP, by id: each owned node into its tile's row. Nodes are distinct voxels, so
   //    the writes never collide.
   const std::int64_t volume = t.tile_volume();
-  t.nodes.assign(std::size_t(t.num_mapped()) * std::size_t(volume), -1);
+  t.nodes.assign(std::size_t(owner ? t.num_tiles() : t.num_mapped()) * std::size_t(volume), -1);
 #pragma omp parallel
   {
     std::uint64_t last_key = std::numeric_limits<std::uint64_t>::max();

@@ -7,7 +7,9 @@
 //             point's tile is found by binary search);
 //   CNEIGH    for each internal and frontier tile, the ids of its 26 neighbours;
 //   IJKMAP    for each internal and frontier tile, the owned node at each of its c^3
-//             lattice points, -1 where there is none.
+//             lattice points, -1 where there is none; with an `owner` callback (many
+//             ranks) also a row for each external tile, all -1, which a particle plugin
+//             fills with codes of its own (rbc: -2 - slot for another rank's fluid point).
 // Tile kinds:
 //   internal  holds at least one owned node, and neither it nor any of its 26
 //             neighbours holds a fluid voxel owned by another rank;
@@ -54,12 +56,15 @@ class TileMaps {
   std::vector<std::int32_t> id;            // COO2CELL[1]: the id of each
   std::vector<std::uint64_t> coord_of_id;  // the 1-D coordinate of tile id t (host only; inverse of COO2CELL)
   std::vector<std::int32_t> neighbours;    // CNEIGH: 26 per internal/frontier tile, by id (TileView)
-  std::vector<std::int32_t> nodes;         // IJKMAP: c^3 per internal/frontier tile, by id (TileView)
+  std::vector<std::int32_t> nodes;         // IJKMAP: c^3 per tile with a row (num_rows()), by id (TileView)
 
   std::uint32_t num_tiles() const { return num_internal + num_frontier + num_external; }
   /// Internal and frontier tiles: those with rows in `neighbours` and `nodes`.
   std::uint32_t num_mapped() const { return num_internal + num_frontier; }
   std::int64_t tile_volume() const { return std::int64_t(c) * c * c; }
+  /// Tiles with a row in IJKMAP: the mapped ones, and the external ones too where the maps
+  /// were built with an `owner` callback.
+  std::uint32_t num_rows() const { return static_cast<std::uint32_t>(nodes.size() / std::size_t(tile_volume())); }
   TileKind kind(std::int32_t tile) const {
     return std::uint32_t(tile) < num_internal ? TileKind::internal
            : std::uint32_t(tile) < num_mapped() ? TileKind::frontier

@@ -35,9 +35,12 @@ struct TileView {
   // {-1, 0, +1}, skipping (0, 0, 0) (neighbour_slot()); wrapped along periodic axes; -1
   // where the neighbour lies outside the box along a non-periodic axis.
   const std::int32_t* neighbours = nullptr;
-  // IJKMAP: for tile id t < num_mapped(), entries [c^3 t, c^3 t + c^3): the owned mesh
-  // node at each local index, -1 where there is none (solid, outside the box, not owned).
+  // IJKMAP: for tile id t < num_rows, entries [c^3 t, c^3 t + c^3): the owned mesh node
+  // at each local index, -1 where there is none (solid, outside the box, not owned). Rows
+  // of external tiles (t >= num_mapped(), only where num_rows says so) hold -1 or the
+  // negative codes a particle plugin wrote there (rbc: -2 - slot, another rank's fluid).
   const std::int32_t* nodes = nullptr;
+  std::uint32_t num_rows = 0;
   std::int32_t c = 1;
   std::int32_t dims[3] = {0, 0, 0};
   std::int32_t m[3] = {0, 0, 0};
@@ -129,6 +132,16 @@ struct TileView {
     const std::int64_t tx = i / c, ty = j / c, tz = k / c;
     const std::int32_t t = find_coord(std::uint64_t(tx) + std::uint64_t(m[0]) * (std::uint64_t(ty) + std::uint64_t(m[1]) * std::uint64_t(tz)));
     if (t < 0 || std::uint32_t(t) >= num_mapped()) return -1;
+    return nodes[std::int64_t(t) * tile_volume() + local_index(i, j, k)];
+  }
+
+  /// IJKMAP at voxel (i, j, k), wrapped along periodic axes, for any tile with a row: an
+  /// owned node (>= 0), a plugin's code in an external tile (<= -2), or -1 (nothing there:
+  /// solid, outside the box, or a tile without a row).
+  HEMO_HD std::int32_t lattice_at(std::int64_t i, std::int64_t j, std::int64_t k) const {
+    if (!wrap_voxel(i, 0) || !wrap_voxel(j, 1) || !wrap_voxel(k, 2)) return -1;
+    const std::int32_t t = tile_at(i / c, j / c, k / c);
+    if (t < 0 || std::uint32_t(t) >= num_rows) return -1;
     return nodes[std::int64_t(t) * tile_volume() + local_index(i, j, k)];
   }
 

@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <span>
 #include <sstream>
 #include <utility>
 
-#include "core/common/error.hpp"
 #include "core/common/text.hpp"
 #include "core/io/hdf5_file.hpp"
 #include "core/sim/gathered_voxels.hpp"
@@ -117,10 +117,37 @@ CheckpointInfo decode(const std::string& s) {
   return c;
 }
 
-/// /particles/<table>: every particle table's count, bound restart values and
-/// checkpoint columns, each a (components, N) array in the column's type, the rows of
-/// every rank in rank order (one rank today: the table's rows as they are). `out` is
-/// rank 0's file (null on the other ranks). A collective.
+/// Rank 0: gathered entries of `size` bytes each put in order, entry order[p] at p.
+std::vector<unsigned char> in_order(const std::vector<unsigned char>& all, const std::vector<std::size_t>& order,
+                                    std::size_t size) {
+  std::vector<unsigned char> out(all.size());
+  for (std::size_t p = 0; p < order.size(); ++p) std::memcpy(&out[p * size], &all[order[p] * size], size);
+  return out;
+}
+
+/// Rank 0: the order in which a checkpoint lists a table's `total` rows gathered from
+/// every rank (row p of the file is gathered row order[p]): by ascending `id` (stable)
+/// when the table has a one-component uint32 column `id`, so the file is the same on any
+/// rank count; else as gathered, rank after rank. Empty on the other ranks. A collective.
+std::vector<std::size_t> row_order(const ParticleTable& t, std::uint64_t total, comm::Communicator& comm) {
+  std::vector<std::size_t> order(total);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const std::vector<const ParticleColumnBase*> columns = checkpoint_columns(t);
+  const bool by_id = std::any_of(columns.begin(), columns.end(), [](const ParticleColumnBase* c) {
+    return c->name() == "id" && c->components() == 1 && std::string(c->type_name()) == "uint32";
+  });
+  if (!by_id) return order;
+  const std::vector<std::uint32_t> mine = t.get<std::uint32_t>("id").component_to_host(0, t.size());
+  const std::vector<std::uint32_t> ids = comm.gather(std::span<const std::uint32_t>(mine), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
+  return order;
+}
+
+/// /particles/<table>: every particle table's count (the rows of all ranks), bound
+/// restart values and checkpoint columns, each a (components, N) array in the column's
+/// type, rows in row_order. The restart values are rank 0's: a partitioned plugin keeps
+/// its restart values equal on every rank. `out` is rank 0's file (null on the other
+/// ranks). A collective.
 void write_particle_tables(io::hdf5::Output* out, const FieldRegistry& fields, comm::Communicator& comm) {
   const bool root = out != nullptr;
   if (root) out->group("particles");
@@ -130,6 +157,7 @@ void write_particle_tables(io::hdf5::Output* out, const FieldRegistry& fields, c
     const std::vector<std::uint64_t> counts = comm.gather(std::span<const std::uint64_t>(mine_count), 0);
     std::uint64_t total = 0;
     for (const std::uint64_t c : counts) total += c;
+    const std::vector<std::size_t> order = row_order(*t, total, comm);
     if (root) {
       out->group(group);
       io::hdf5::Handle g(H5Gopen2(out->root(), group.c_str(), H5P_DEFAULT), H5Gclose);
@@ -147,7 +175,7 @@ void write_particle_tables(io::hdf5::Output* out, const FieldRegistry& fields, c
       for (int r = 0; r < c->components(); ++r) {
         const std::vector<unsigned char> mine = c->component_bytes(r, t->size());
         const std::vector<unsigned char> all = comm.gather(std::span<const unsigned char>(mine), 0);
-        if (root) out->write_row(table, storage.memory, hsize_t(r), total, all.data());
+        if (root) out->write_row(table, storage.memory, hsize_t(r), total, in_order(all, order, storage.bytes).data());
       }
     }
   }
@@ -228,26 +256,49 @@ std::map<std::string, std::uint64_t> check_particle_tables(const io::hdf5::Input
   return counts;
 }
 
-/// Rank 0, after check_particle_tables: every table resized to its count, its checkpoint
-/// columns filled and its restart values set.
-void read_particle_tables(const io::hdf5::Input& in, FieldRegistry& fields,
-                          const std::map<std::string, std::uint64_t>& counts) {
+/// Rank 0's `values` on every rank (as many on every rank). A collective.
+template <class T>
+void broadcast_values(std::span<T> values, comm::Communicator& comm) {
+  if (values.empty()) return;
+  std::vector<unsigned char> bytes(values.size_bytes());
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  comm.broadcast(bytes, 0);
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+}
+
+/// After rank 0's check_particle_tables (`in` and `counts` are rank 0's: null and empty
+/// on the other ranks): every table resized to its count, its checkpoint columns filled
+/// and its restart values set, as rank 0 reads them, on every rank. So every rank holds
+/// all rows: a partitioned plugin (rbc) keeps the rows it owns at its first step. A
+/// collective.
+void read_particle_tables(const io::hdf5::Input* in, FieldRegistry& fields,
+                          const std::map<std::string, std::uint64_t>& counts, comm::Communicator& comm) {
+  const bool root = in != nullptr;
   for (const ParticleTable* ct : fields.particle_tables()) {
     ParticleTable& t = fields.particle_table(ct->name());
     const std::string group = "particles/" + t.name();
-    const std::size_t count = counts.at(t.name());
+    std::uint64_t count = root ? counts.at(t.name()) : 0;
+    broadcast_values(std::span<std::uint64_t>(&count, 1), comm);
     t.resize(count);
     for (const ParticleColumnBase* cc : checkpoint_columns(t)) {
       ParticleColumnBase& c = t.column(cc->name());
       const Storage storage = storage_of(t, c);
-      std::vector<unsigned char> row(count * storage.bytes);
+      std::vector<unsigned char> row;
       for (int r = 0; r < c.components(); ++r) {
-        if (count > 0) in.read(group + "/" + c.name(), storage.memory, row.data(), r);
+        if (root) row.resize(count * storage.bytes);
+        if (root && count > 0) in->read(group + "/" + c.name(), storage.memory, row.data(), r);
+        comm.broadcast(row, 0);
         c.set_component_bytes(r, row);
       }
     }
-    for (const auto& [name, value] : t.restart_values())
-      in.numbers_of(group, name.c_str(), H5T_NATIVE_DOUBLE, 1, value);
+    std::vector<double> values;
+    for (const auto& [name, value] : t.restart_values()) {
+      values.push_back(0.0);
+      if (root) in->numbers_of(group, name.c_str(), H5T_NATIVE_DOUBLE, 1, &values.back());
+    }
+    broadcast_values(std::span<double>(values), comm);
+    std::size_t v = 0;
+    for (const auto& [name, value] : t.restart_values()) *value = values[v++];
   }
 }
 
@@ -297,17 +348,13 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info, const
   bool first_row = true;
   for (const FieldBase* f : state_fields(fields)) {
     const Storage storage = storage_of(*f);
-    const std::size_t size = storage.bytes;
     hid_t table = H5I_INVALID_HID;
     if (root) table = out->table("fields/" + f->name(), storage.file, hsize_t(f->components()), voxels.size());
-    std::vector<unsigned char> row;
     for (int c = 0; c < f->components(); ++c) {
       const std::vector<unsigned char> mine = f->component_bytes(c);
       const std::vector<unsigned char> all = comm.gather(std::span<const unsigned char>(mine), 0);
       if (!root) continue;
-      row.resize(all.size());
-      for (std::size_t p = 0; p < order.size(); ++p) std::memcpy(&row[p * size], &all[order[p] * size], size);
-      out->write_row(table, storage.memory, hsize_t(c), voxels.size(), row.data());
+      out->write_row(table, storage.memory, hsize_t(c), voxels.size(), in_order(all, order, storage.bytes).data());
       if (std::exchange(first_row, false)) test_kill_point();
     }
   }
@@ -360,10 +407,6 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
   std::unique_ptr<io::hdf5::Quiet> quiet;
   std::unique_ptr<io::hdf5::Input> in;
   const std::vector<const FieldBase*> state = state_fields(fields);
-  // Every rank alike: which rank gets which particle is the partitioned plugins' issue.
-  if (comm.size() > 1 && !fields.particle_tables().empty())
-    throw InputError(str(path, ": restoring particle tables ('", fields.particle_tables().front()->name(), "') on ",
-                         comm.size(), " ranks is not built yet: restart on one rank"));
   std::map<std::string, std::uint64_t> particle_counts;
   if (root) {
     quiet = std::make_unique<io::hdf5::Quiet>();
@@ -427,7 +470,7 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
       f.set_component_bytes(c, mine);
     }
   }
-  if (root) read_particle_tables(*in, fields, particle_counts);
+  read_particle_tables(in.get(), fields, particle_counts, comm);
 }
 
 }  // namespace hemo

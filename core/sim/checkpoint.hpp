@@ -14,8 +14,10 @@
 //   /particles/<table>/<column>
 //                     (components, M)  each restart-state column and the `id` column, in
 //                                      the column's type (the run's precision for reals),
-//                                      rows in the table's order (many ranks: rank 0
-//                                      gathers the rows in rank order; `id` names them)
+//                                      the rows of every rank gathered to rank 0 and
+//                                      listed by ascending `id` (a uint32 column), so
+//                                      the file is the same on any rank count (a table
+//                                      without one: in rank order)
 //   attributes        format_version (2), step, time, precision, dims, dx, dt, tau,
 //                     initial_mass, ranks, written_by, case_file
 // Keying the columns by global voxel index, not by rank or node number, is what lets a
@@ -25,8 +27,10 @@
 //
 // Like field output (output_actions.hpp), the data travels through rank 0, one
 // component row at a time: rank 0 holds the voxel list and one row of the whole domain
-// (8 + 8 bytes per node in fp64) beside its own fields. Particle tables are restored on
-// one rank only for now (red blood cells run on one rank; issue 13 spreads them).
+// (8 + 8 bytes per node in fp64) beside its own fields. Particle tables are restored
+// whole on every rank (rank 0 reads, then broadcasts): a partitioned plugin (rbc) keeps
+// the rows it owns at its first step. Their restart values are written from rank 0's: a
+// partitioned plugin keeps them equal on every rank.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -69,11 +73,11 @@ CheckpointInfo read_checkpoint_info(const std::string& path, comm::Communicator&
 /// (names, types, components) and particle tables (names; their checkpoint columns'
 /// names, types and components; their restart values), and throws InputError naming the
 /// file and saying what differs otherwise; the other ranks then wait until the error ends
-/// the job (main.cpp). Each table is resized to the checkpoint's rows and its checkpoint
-/// columns filled (its other columns keep what they hold: zeros in a table the plugin
-/// left empty) and its bound restart values set. Called after every plugin's
-/// initialise(), which on a restart leaves its particle tables to this. Halos are not
-/// filled: the caller exchanges them. A collective.
+/// the job (main.cpp). On every rank, each table is resized to all the checkpoint's rows
+/// and its checkpoint columns filled (its other columns keep what they hold: zeros in a
+/// table the plugin left empty) and its bound restart values set. Called after every
+/// plugin's initialise(), which on a restart leaves its particle tables to this. Halos
+/// are not filled: the caller exchanges them. A collective.
 void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, FieldRegistry& fields,
                         comm::Communicator& comm);
 

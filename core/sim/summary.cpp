@@ -78,6 +78,9 @@ std::string RunSummary::to_json() const {
       j.key("phase_seconds").begin_object();
       for (const auto& [phase, sec] : r.phase_seconds) j.key(phase).value(sec);
       j.end_object();
+      j.key("action_seconds").begin_object();
+      for (const auto& [action, sec] : r.action_seconds) j.key(action).value(sec);
+      j.end_object();
       j.end_object();
     }
     j.end_array();

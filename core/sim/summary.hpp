@@ -47,6 +47,7 @@ struct RunSummary {
     double halo_wait_seconds = 0.0;         // exposed halo time (HaloExchange::wait_seconds)
     std::uint64_t voxels_held = 0;          // the rank's voxel window (never the whole box)
     std::vector<std::pair<std::string, double>> phase_seconds;
+    std::vector<std::pair<std::string, double>> action_seconds;  // as RunSummary::action_seconds, this rank's
   };
   std::vector<Rank> rank_reports;
   double imbalance = 1.0;  // the largest rank's nodes over the mean

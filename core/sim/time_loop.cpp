@@ -57,7 +57,9 @@ std::uint64_t Simulation::population_checksum() const {
 void Simulation::report_ranks() {
   const int ranks = comm_->size();
   if (ranks == 1) return;
-  constexpr int phases = int(Phase::count), fixed = 7, width = fixed + phases;
+  constexpr int phases = int(Phase::count), fixed = 7;
+  const auto& timings = scheduler_->timings();  // the same actions on every rank
+  const int width = fixed + phases + int(timings.size());
   std::vector<double> all(std::size_t(ranks) * width, 0.0);  // each rank fills its slot; the sum is exact
   double* mine = all.data() + std::size_t(comm_->rank()) * width;
   mine[0] = mesh_.num_nodes;
@@ -67,7 +69,10 @@ void Simulation::report_ranks() {
   mine[4] = double(halo_->last_bytes_sent());
   mine[5] = halo_->wait_seconds();
   mine[6] = double(voxels_.held_count());
-  for (const Scheduler::Timing& t : scheduler_->timings()) mine[fixed + int(t.phase)] += t.seconds;
+  for (std::size_t a = 0; a < timings.size(); ++a) {
+    mine[fixed + int(timings[a].phase)] += timings[a].seconds;
+    mine[fixed + phases + int(a)] = timings[a].seconds;
+  }
   comm_->sum(all);
   summary_.rank_reports.clear();
   double largest = 0.0, total = 0.0;
@@ -83,6 +88,8 @@ void Simulation::report_ranks() {
     rep.voxels_held = std::uint64_t(v[6]);
     for (int p = 0; p < phases; ++p)
       if (v[fixed + p] > 0.0) rep.phase_seconds.emplace_back(to_string(Phase(p)), v[fixed + p]);
+    for (std::size_t a = 0; a < timings.size(); ++a)
+      rep.action_seconds.emplace_back(timings[a].owner + "." + timings[a].name, v[fixed + phases + int(a)]);
     largest = std::max(largest, v[0]);
     total += v[0];
     summary_.rank_reports.push_back(std::move(rep));

@@ -132,19 +132,25 @@ struct NearCell {
   }
   /// The owned node at voxel (i, j, k), -1 where none (as TileView::node_at).
   HEMO_HD std::int32_t node_at(const mesh::TileView& v, std::int64_t i, std::int64_t j, std::int64_t k) const {
-    if (tile < 0) return v.node_at(i, j, k);
+    const std::int32_t code = lattice_at(v, i, j, k);
+    return code >= 0 ? code : -1;
+  }
+  /// IJKMAP at voxel (i, j, k) (as TileView::lattice_at): an owned node, -2 - slot for a
+  /// fluid point of another rank (far velocity slot), -1 for none.
+  HEMO_HD std::int32_t lattice_at(const mesh::TileView& v, std::int64_t i, std::int64_t j, std::int64_t k) const {
+    if (tile < 0) return v.lattice_at(i, j, k);
     const std::int64_t o[3] = {i - origin[0], j - origin[1], k - origin[2]};
     int d[3];
     std::int64_t l[3];
     for (int a = 0; a < 3; ++a) {
-      if (o[a] < -v.c || o[a] >= 2 * std::int64_t(v.c)) return v.node_at(i, j, k);  // beyond the neighbours
+      if (o[a] < -v.c || o[a] >= 2 * std::int64_t(v.c)) return v.lattice_at(i, j, k);  // beyond the neighbours
       d[a] = o[a] < 0 ? -1 : (o[a] >= v.c ? 1 : 0);
       l[a] = o[a] - d[a] * std::int64_t(v.c);
     }
     const std::int32_t tt = (d[0] | d[1] | d[2]) == 0
                                 ? tile
                                 : v.neighbours[std::int64_t(tile) * 26 + mesh::TileView::neighbour_slot(d[0], d[1], d[2])];
-    if (tt < 0 || std::uint32_t(tt) >= v.num_mapped()) return -1;
+    if (tt < 0 || std::uint32_t(tt) >= v.num_rows) return -1;
     return v.nodes[std::int64_t(tt) * v.tile_volume() + (std::int64_t(v.c) * l[2] + l[1]) * v.c + l[0]];
   }
 };
@@ -191,13 +197,17 @@ struct NodeCells {
   }
 };
 
-/// Sort key of each cell: its tile (centre's voxel); `invalid_tile` (= number of mapped
-/// tiles) for a centre in no tile with fluid, which the plugin reports; invalid_tile + 1
-/// for a centre at a lattice point of an iolet's sink (CellIolets), a cell that leaves.
+/// Sort key of each cell: its tile (centre's voxel), a mapped tile or an external one that
+/// another rank owns (the cell migrates there); `invalid_tile` (= the number of tiles) for
+/// a centre in no tile with fluid, which the plugin reports; invalid_tile + 1 for a centre
+/// at a lattice point of an iolet's sink (CellIolets), a cell that leaves. Sorted, the
+/// rows come as the paper's fig. 5 splits them: staying (by tile), migrating (by tile),
+/// escaped, leaving.
 template <class Real>
 struct AssignTiles {
   CellColumns<Real> cells;
   mesh::TileView tiles;
+  const std::int32_t* tile_owner;  // per tile (TileMaps::tile_owner): >= 0 for a tile with fluid
   const std::uint8_t* sink;  // per lattice point of the mapped tiles (IJKMAP's layout); nullptr: no iolets
   std::uint32_t* key;        // per cell
   std::uint32_t* order;      // per cell: the cell's index, sorted along with the keys
@@ -206,8 +216,8 @@ struct AssignTiles {
   HEMO_HD void operator()(std::uint32_t i) const {
     const Vec3<Real> x = cells.get3(cells.position, i);
     const std::int32_t t = tiles.tile_of_point(x.x, x.y, x.z);
-    std::uint32_t k = (t < 0 || std::uint32_t(t) >= tiles.num_mapped()) ? invalid_tile : std::uint32_t(t);
-    if (sink && k != invalid_tile) {
+    std::uint32_t k = (t < 0 || tile_owner[t] < 0) ? invalid_tile : std::uint32_t(t);
+    if (sink && k < tiles.num_mapped()) {
       std::int64_t v[3];
       mesh::TileView::voxel_of_point(x.x, x.y, x.z, v);
       for (int a = 0; a < 3; ++a) tiles.wrap_voxel(v[a], a);
@@ -218,9 +228,75 @@ struct AssignTiles {
   }
 };
 
+/// Sort key of each ghost row (another rank's cell appended after this rank's own, as it
+/// came: rows peer_first[p] .. peer_first[p + 1] from peer p): its tile where that is an
+/// external tile its sender owns (it is kept); `invalid_tile` + 1 where the centre is in
+/// no tile of this rank (not near it: dropped); `invalid_tile` for a cell in a tile of
+/// this rank or of a third rank (a fault, which the plugin reports).
+template <class Real>
+struct AssignGhostTiles {
+  const Real* position;  // 3 rows of `stride`
+  std::uint32_t stride;
+  mesh::TileView tiles;
+  const std::int32_t* tile_owner;   // per tile
+  const std::uint32_t* peer_first;  // per peer, and the end
+  const std::int32_t* peer_rank;    // per peer
+  std::uint32_t peers;
+  std::uint32_t* key;
+  std::uint32_t* order;
+  std::uint32_t invalid_tile;
+
+  HEMO_HD void operator()(std::uint32_t i) const {
+    const std::size_t s = stride;
+    const std::int32_t t = tiles.tile_of_point(position[i], position[s + i], position[2 * s + i]);
+    std::uint32_t p = 0;
+    while (p + 1 < peers && i >= peer_first[p + 1]) ++p;
+    std::uint32_t k = invalid_tile + 1;
+    if (t >= 0)
+      k = std::uint32_t(t) >= tiles.num_mapped() && tile_owner[t] == peer_rank[p] ? std::uint32_t(t) : invalid_tile;
+    key[i] = k;
+    order[i] = i;
+  }
+};
+
+/// out[i] = i: the rows that stay where they are in a permutation.
+struct Iota {
+  std::uint32_t* out;
+  HEMO_HD void operator()(std::uint32_t i) const { out[i] = i; }
+};
+
+/// to[i] = from[i] + add: the ghosts' tile ranges (counted from the first ghost) as rows.
+struct ShiftedCopy {
+  const std::uint32_t* from;
+  std::uint32_t* to;
+  std::uint32_t add;
+  HEMO_HD void operator()(std::uint32_t i) const { to[i] = from[i] + add; }
+};
+
+/// The rows of each tile in ascending cell id: `order` holds the rows sorted by tile
+/// (tile t at [tile_first[t], tile_first[t + 1])), and each tile's few rows are insertion
+/// sorted by id, so that a tile's cells come in the same order whatever order they
+/// arrived in (from another rank, or in another step).
+struct OrderTilesById {
+  const std::uint32_t* tile_first;
+  const std::uint32_t* id;  // per row of the unsorted table
+  std::uint32_t* order;
+
+  HEMO_HD void operator()(std::uint32_t t) const {
+    const std::uint32_t first = tile_first[t], end = tile_first[t + 1];
+    for (std::uint32_t a = first + 1; a < end; ++a) {
+      const std::uint32_t row = order[a], key = id[row];
+      std::uint32_t b = a;
+      for (; b > first && id[order[b - 1]] > key; --b) order[b] = order[b - 1];
+      order[b] = row;
+    }
+  }
+};
+
 /// Gay-Berne between cells over the 27 tiles around each cell (the paper's Algorithm 1,
-/// one thread per cell) and the wall sites within reach (lattice points with no node),
-/// looked for only from tiles near a wall.
+/// one thread per cell; other ranks' cells in the external tiles as ghost rows) and the
+/// wall sites within reach (lattice points with no fluid, this rank's or another's),
+/// looked for only from tiles near a gap.
 template <class Real>
 struct CellForces {
   // At most 64 registers (exec::launch_cuda): 0.88 against 1.17 ms at MUPHY's size with
@@ -244,7 +320,7 @@ struct CellForces {
     const Real cut2 = model.pair_cutoff * model.pair_cutoff;
     for (int s = 0; s < 27; ++s) {
       const std::int32_t tt = search_tile(tiles, t, s);
-      if (tt < 0 || std::uint32_t(tt) >= tiles.num_mapped()) continue;  // no cells in external tiles
+      if (tt < 0) continue;
       for (std::uint32_t j = tile_first[tt]; j < tile_first[tt + 1]; ++j) {
         if (j == i) continue;
         const Vec3<Real> r = nearest_image(cells.get3(cells.position, j) - xi, tiles);
@@ -268,7 +344,7 @@ struct CellForces {
           for (std::int64_t a = lo[0]; a <= hi[0]; ++a) {
             const Vec3<Real> r{Real(a) - xi.x, Real(j) - xi.y, Real(k) - xi.z};
             if (!(phys::dot(r, r) < reach * reach)) continue;
-            if (near.node_at(tiles, a, j, k) >= 0) continue;
+            if (near.lattice_at(tiles, a, j, k) != -1) continue;  // fluid
             const auto site = phys::cell_wall(model.wall, r, ni);
             F = F + site.force;
             T = T + site.torque;
@@ -313,10 +389,39 @@ struct SupportRows {
   }
 };
 
+/// Visits every lattice point of a cell's coupling support with a positive weight, in a
+/// fixed order (k, then j, then i ascending, unwrapped around the centre X):
+/// visit(i, j, k, r, w) with r the point's offset from X and w its weight. The kick and
+/// the ghosts' cover (GhostCover) go through this one loop, so a cell covers the same
+/// points on every rank.
+template <class Real, class Visit>
+HEMO_HD void for_each_support_point(const phys::CellSupport<Real>& support, const Vec3<Real>& X, const Vec3<Real>& n,
+                                    Visit& visit) {
+  const SupportRows<Real> rows = SupportRows<Real>::of(support, n);
+  const Real ext[3] = {support.half_extent(n.x), support.half_extent(n.y), support.half_extent(n.z)};
+  const std::int64_t lo[3] = {std::int64_t(std::ceil(X.x - ext[0])), std::int64_t(std::ceil(X.y - ext[1])),
+                              std::int64_t(std::ceil(X.z - ext[2]))};
+  const std::int64_t hi[3] = {std::int64_t(std::floor(X.x + ext[0])), std::int64_t(std::floor(X.y + ext[1])),
+                              std::int64_t(std::floor(X.z + ext[2]))};
+  for (std::int64_t k = lo[2]; k <= hi[2]; ++k)
+    for (std::int64_t j = lo[1]; j <= hi[1]; ++j) {
+      const Real ry = Real(j) - X.y, rz = Real(k) - X.z;
+      Real from, to;
+      if (!rows.range(ry, rz, from, to)) continue;
+      const std::int64_t a0 = std::int64_t(std::ceil(X.x + from)), a1 = std::int64_t(std::floor(X.x + to));
+      for (std::int64_t a = a0 > lo[0] ? a0 : lo[0]; a <= (a1 < hi[0] ? a1 : hi[0]); ++a) {
+        const Vec3<Real> r{Real(a) - X.x, ry, rz};
+        const Real w = support.weight(r, n);
+        if (w > 0) visit(a, j, k, r, w);
+      }
+    }
+}
+
 /// u~ and Omega~ over the cell's support (the plasma's velocity at the start of this step,
-/// lb_bgk's "streamed_velocity"), then the kick with
-/// the conservative force and the drag, then the cell's record for the spreading; the
-/// cell enters the list of every node of its support (NodeCells).
+/// lb_bgk's "streamed_velocity", at this rank's nodes, and at other ranks' fluid points
+/// from the far velocity halo), then the kick with the conservative force and the drag,
+/// then the cell's record for the spreading; the cell enters the list of every owned
+/// node of its support (NodeCells).
 template <class Real>
 struct CellKick {
   CellColumns<Real> cells;  // in tile order
@@ -324,38 +429,35 @@ struct CellKick {
   mesh::TileView tiles;
   const Real* velocity;  // the plasma's streamed velocity, 3 rows of `fluid_stride`
   std::uint32_t fluid_stride;
+  const Real* far_velocity;  // at other ranks' fluid points: 3 values per slot (GatherVelocity)
   SpreadRecord<Real>* records;  // per cell
   NodeCells node_cells;
+
+  struct Gather {
+    const CellKick& k;
+    const NearCell& near;
+    std::uint32_t cell;
+    phys::SupportSums<Real> sums;
+    HEMO_HD void operator()(std::int64_t a, std::int64_t j, std::int64_t kk, const Vec3<Real>& r, Real w) {
+      const std::int32_t code = near.lattice_at(k.tiles, a, j, kk);
+      if (code >= 0) {
+        const std::size_t s = k.fluid_stride;
+        sums.add(w, r, Vec3<Real>{k.velocity[code], k.velocity[s + code], k.velocity[2 * s + code]});
+        k.node_cells.enter(code, cell);
+      } else if (code <= -2) {
+        const Real* u = k.far_velocity + 3 * std::size_t(-2 - code);
+        sums.add(w, r, Vec3<Real>{u[0], u[1], u[2]});
+      }
+    }
+  };
 
   HEMO_HD void operator()(std::uint32_t i) const {
     const Vec3<Real> X = cells.get3(cells.position, i);
     const Vec3<Real> n = phys::symmetry_axis(cells.quaternion(i));
-    phys::SupportSums<Real> sums;
     const NearCell near = NearCell::of(tiles, X);
-    const SupportRows<Real> rows = SupportRows<Real>::of(model.support, n);
-    const Real ext[3] = {model.support.half_extent(n.x), model.support.half_extent(n.y), model.support.half_extent(n.z)};
-    const std::int64_t lo[3] = {std::int64_t(std::ceil(X.x - ext[0])), std::int64_t(std::ceil(X.y - ext[1])),
-                                std::int64_t(std::ceil(X.z - ext[2]))};
-    const std::int64_t hi[3] = {std::int64_t(std::floor(X.x + ext[0])), std::int64_t(std::floor(X.y + ext[1])),
-                                std::int64_t(std::floor(X.z + ext[2]))};
-    const std::size_t s = fluid_stride;
-    for (std::int64_t k = lo[2]; k <= hi[2]; ++k)
-      for (std::int64_t j = lo[1]; j <= hi[1]; ++j) {
-        const Real ry = Real(j) - X.y, rz = Real(k) - X.z;
-        Real from, to;
-        if (!rows.range(ry, rz, from, to)) continue;
-        const std::int64_t a0 = std::int64_t(std::ceil(X.x + from)), a1 = std::int64_t(std::floor(X.x + to));
-        for (std::int64_t a = a0 > lo[0] ? a0 : lo[0]; a <= (a1 < hi[0] ? a1 : hi[0]); ++a) {
-          const Vec3<Real> r{Real(a) - X.x, ry, rz};
-          const Real w = model.support.weight(r, n);
-          if (!(w > 0)) continue;
-          const std::int32_t node = near.node_at(tiles, a, j, k);
-          if (node < 0) continue;
-          sums.add(w, r, Vec3<Real>{velocity[node], velocity[s + node], velocity[2 * s + node]});
-          node_cells.enter(node, i);
-        }
-      }
-    const phys::CellFluid<Real> fluid = phys::cell_fluid(sums);
+    Gather gather{*this, near, i, {}};
+    for_each_support_point(model.support, X, n, gather);
+    const phys::CellFluid<Real> fluid = phys::cell_fluid(gather.sums);
     const phys::Drag<Real> drag{fluid.velocity, fluid.rotation, fluid.W > 0 ? model.gamma_t : Real(0),
                                 fluid.W > 0 ? model.gamma_r : Real(0)};
     Vec3<Real> V = cells.get3(cells.velocity, i), L = cells.get3(cells.angular_momentum, i);
@@ -369,11 +471,44 @@ struct CellKick {
   }
 };
 
-/// The force density on node n: the share of every cell whose support holds it. The cells
-/// come from the node's list (NodeCells), sorted so that they add in ascending row order
-/// whatever order the increments came in; a node with more cells than a list holds
-/// gathers them from the 27 tiles around it instead (tiles, then rows: also a fixed
-/// order). Zeroes the node's count for the next step.
+/// Another rank's cell near this rank (a ghost row) enters the list of every node of this
+/// rank that its support covers, as the kick enters a cell of this rank's own: the
+/// spreading then adds its share (its owner's record, sent after the kick).
+template <class Real>
+struct GhostCover {
+  const Real* position;     // 3 rows of `stride`
+  const Real* orientation;  // 4 rows of `stride`
+  std::uint32_t stride;
+  phys::CellSupport<Real> support;
+  mesh::TileView tiles;
+  NodeCells node_cells;
+
+  struct Enter {
+    const GhostCover& g;
+    const NearCell& near;
+    std::uint32_t cell;
+    HEMO_HD void operator()(std::int64_t a, std::int64_t j, std::int64_t k, const Vec3<Real>&, Real) const {
+      const std::int32_t node = near.node_at(g.tiles, a, j, k);
+      if (node >= 0) g.node_cells.enter(node, cell);
+    }
+  };
+
+  HEMO_HD void operator()(std::uint32_t i) const {
+    const std::size_t s = stride;
+    const Vec3<Real> X{position[i], position[s + i], position[2 * s + i]};
+    const Quaternion<Real> q{orientation[i], orientation[s + i], orientation[2 * s + i], orientation[3 * s + i]};
+    const NearCell near = NearCell::of(tiles, X);
+    Enter enter{*this, near, i};
+    for_each_support_point(support, X, phys::symmetry_axis(q), enter);
+  }
+};
+
+/// The force density on node n: the share of every cell whose support holds it (this
+/// rank's and other ranks' cells alike). The cells come from the node's list (NodeCells),
+/// sorted so that they add in ascending cell id whatever order the increments came in and
+/// whichever rank holds them; a node with more cells than a list holds gathers them from
+/// the 27 tiles around it instead (tiles in CNEIGH order, then rows, which a tile keeps in
+/// id order: also the same on any rank count). Zeroes the node's count for the next step.
 template <class Real>
 struct SpreadDrag {
   static constexpr std::uint32_t max_per_node = 16;  // NodeCells::per_node must not exceed it
@@ -383,6 +518,7 @@ struct SpreadDrag {
   const std::int32_t* node_voxel;      // 3 rows of `stride`: i, j, k
   const std::uint32_t* tile_first;
   const SpreadRecord<Real>* records;   // per cell
+  const std::uint32_t* id;             // per cell
   NodeCells node_cells;
   Real* force;                         // 3 rows of `stride`, overwritten
   std::uint32_t stride;
@@ -404,7 +540,7 @@ struct SpreadDrag {
       for (std::uint32_t a = 0; a < count; ++a) {  // insertion sort: a handful of rows
         const std::uint32_t c = node_cells.cells[std::size_t(n) * node_cells.per_node + a];
         std::uint32_t b = a;
-        for (; b > 0 && list[b - 1] > c; --b) list[b] = list[b - 1];
+        for (; b > 0 && id[list[b - 1]] > id[c]; --b) list[b] = list[b - 1];
         list[b] = c;
       }
       for (std::uint32_t a = 0; a < count; ++a) g = g + share_of(list[a], i, j, k);
@@ -412,7 +548,7 @@ struct SpreadDrag {
       const std::int32_t t = node_tile[n];
       for (int s = 0; s < 27; ++s) {
         const std::int32_t tt = search_tile(tiles, t, s);
-        if (tt < 0 || std::uint32_t(tt) >= tiles.num_mapped()) continue;
+        if (tt < 0) continue;
         for (std::uint32_t c = tile_first[tt]; c < tile_first[tt + 1]; ++c) g = g + share_of(c, i, j, k);
       }
     }
@@ -422,18 +558,51 @@ struct SpreadDrag {
   }
 };
 
+/// Each ghost row's spreading record, from its owner's records as they came (in the
+/// order the ghosts were appended): row i (i >= owned) was appended as row order[i].
+template <class Real>
+struct GatherGhostRecords {
+  const SpreadRecord<Real>* arrived;  // per appended ghost, in arrival order
+  const std::uint32_t* order;
+  SpreadRecord<Real>* records;
+  std::uint32_t owned;
+  HEMO_HD void operator()(std::uint32_t i) const { records[i] = arrived[order[i] - owned]; }
+};
+
+/// The plasma's velocity at chosen nodes, three values per node one after another: what
+/// another rank's cells need of this rank's fluid (the far velocity halo, plugins/rbc/
+/// ranks.hpp), packed so that each peer's part is one contiguous message.
+template <class Real>
+struct GatherVelocity {
+  const Real* velocity;  // 3 rows of `stride`
+  std::uint32_t stride;
+  const std::uint32_t* nodes;
+  Real* out;  // 3 per node
+
+  HEMO_HD void operator()(std::uint32_t i) const {
+    const std::uint32_t n = nodes[i];
+    for (int a = 0; a < 3; ++a) out[3 * std::size_t(i) + a] = velocity[std::size_t(a) * stride + n];
+  }
+};
+
 /// The free motion to the next step; positions wrapped into the box along periodic axes.
+/// A cell that moves a tile or more along an axis in one step could pass the cells and
+/// ranks that its tile's neighbours hold: it raises `too_fast`, which the plugin reports.
 template <class Real>
 struct CellDrift {
   CellColumns<Real> cells;
   CellModel<Real> model;
   mesh::TileView tiles;
+  std::uint32_t* too_fast;  // set to 1 by any cell moving c or more along an axis
 
   HEMO_HD void operator()(std::uint32_t i) const {
+    const Vec3<Real> V = cells.get3(cells.velocity, i);
+    if (!(std::fabs(V.x) < Real(tiles.c) && std::fabs(V.y) < Real(tiles.c) && std::fabs(V.z) < Real(tiles.c)))
+      *too_fast = 1;
     Vec3<Real> X = cells.get3(cells.position, i);
     Quaternion<Real> q = cells.quaternion(i);
     const Vec3<Real> L = cells.get3(cells.angular_momentum, i);
-    phys::drift(model.body, cells.get3(cells.velocity, i), L, Real(1), X, q);
+    phys::drift(model.body, V, L, Real(1), X, q);
     Real* c[3] = {&X.x, &X.y, &X.z};
     for (int a = 0; a < 3; ++a) {
       if (!tiles.periodic[a]) continue;

@@ -1,8 +1,12 @@
 // rbc: red blood cells as rigid oblate ellipsoids in the plasma (MUPHY paper, seeds/004,
 // secs. 2-3): Gay-Berne repulsion between cells, a wall repulsion, drag and torque
-// coupling to the LB through the force field, and a second-order rigid-body step. One
-// rank for now (issue 13 spreads the cells over ranks). See README.md.
+// coupling to the LB through the force field, and a second-order rigid-body step. On many
+// ranks each cell lives on the rank owning its centre's tile, and cells near other ranks
+// are shared with them (docs/rbc_ranks.md). See README.md.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -19,6 +23,7 @@
 #include "physics/d3q19.hpp"
 #include "plugins/rbc/iolets.hpp"
 #include "plugins/rbc/kernels.hpp"
+#include "plugins/rbc/ranks.hpp"
 #include "plugins/rbc/seeding.hpp"
 
 namespace hemo::rbc {
@@ -85,12 +90,12 @@ class Cells {
       : case_(c), units_(u), model_(c.lattice<Real>(u)), full_model_(model_), host_model_(c.lattice<double>(u)) {}
 
   void setup(SetupStage& st) {
-    if (st.comm.size() > 1)
-      throw InputError(str("rbc: red blood cells run on one rank for now (this run has ", st.comm.size(),
-                           "); spreading them over ranks is issue 13"));
+    comm_ = &st.comm;
+    voxel_owner_ = st.voxel_owner;
     space_ = st.space;
     mesh_ = &st.mesh;
     choose_tiles(st);
+    if (many_ranks()) plan_ranks();
     upload_tiles();
     // Node coordinates and tiles, for the per-node spreading.
     const std::uint32_t n = st.mesh.num_nodes, s = st.mesh.stride;
@@ -103,6 +108,9 @@ class Cells {
     node_voxel_ = exec::to_device(space_, voxel);
     node_tile_ = exec::to_device(space_, tile);
     setup_iolets(st);
+    if (many_ranks() && !iolets_.empty())
+      throw InputError(str("rbc: cells with iolets (", iolets_.faces().size(), " here) run on one rank for now (this run "
+                           "has ", comm_->size(), "); spreading them over ranks is docs/rbc_ranks.md step 5"));
     // The cells covering each node, filled by the kick, read and cleared by the spreading.
     node_count_ = exec::DeviceArray<std::uint32_t>(space_, n);
     node_count_.zero();
@@ -129,13 +137,29 @@ class Cells {
     if (!iolets_.feeds().empty())
       st.scheduler.add(Phase::particles, "cell_inflow", "rbc", [this, &fields](StepContext& ctx) { inflow(ctx, fields); });
     st.scheduler.add(Phase::particles, "cells_to_tiles", "rbc", [this](StepContext& ctx) { sort_into_tiles(ctx); });
-    st.scheduler.add(Phase::particles, "cell_forces", "rbc", [this](StepContext&) { forces(); });
+    if (many_ranks()) {
+      // The frontier's cells and the far velocity travel while the internal cells'
+      // forces, which need neither, run on the device (paper sec. 3.3; the kernel is not
+      // fenced, so the next action's time holds what is left of it).
+      st.scheduler.add(Phase::particles, "frontier_send", "rbc",
+                       [this, &fields](StepContext&) { send_frontier(fields.get<Real>("streamed_velocity")); });
+      st.scheduler.add(Phase::particles, "cell_forces_internal", "rbc", [this](StepContext&) { forces(0, frontier_first_); },
+                       Scheduler::Sync::overlapped);
+      st.scheduler.add(Phase::particles, "frontier_receive", "rbc", [this](StepContext&) { receive_frontier(); });
+      st.scheduler.add(Phase::particles, "cell_forces", "rbc", [this](StepContext&) { forces(frontier_first_, owned_); });
+    } else {
+      st.scheduler.add(Phase::particles, "cell_forces", "rbc", [this](StepContext&) { forces(0, owned_); });
+    }
     st.scheduler.add(Phase::particles, "cell_kick", "rbc", [this, &fields](StepContext&) { kick(fields); });
+    if (many_ranks())
+      st.scheduler.add(Phase::particles, "ghost_records", "rbc", [this](StepContext&) { exchange_ghost_records(); });
     st.scheduler.add(Phase::coupling, "spread_drag", "rbc", [this, &fields](StepContext&) { spread(fields); });
     st.scheduler.add(Phase::coupling, "cell_drift", "rbc", [this](StepContext&) { drift(); });
     st.scheduler.add(Phase::output, "cell_output", "rbc", [this, &fields](StepContext& ctx) { output(ctx, fields); });
     output_dir_ = st.output_dir;
     check_every_ = st.check_every;
+    verify_every_ = st.config.integer("rbc.verify_every");
+    if (const char* at = std::getenv("HEMO_TEST_RBC_MISROUTE")) misroute_at_ = std::atoll(at);
     write_cells_ = st.config.boolean("rbc.output");
   }
 
@@ -148,6 +172,9 @@ class Cells {
     // plugin's initialise (Simulation::restore_restart), sizing the table.
     if (st.first_step > 0) cell_volume_ = lattice_cell_volume();
     else upload(seed(st), st);
+    keep_owned_ = many_ranks() && st.first_step > 0;
+    owned_ = count();
+    fluid_nodes_ = double(comm_->sum(std::uint64_t(st.mesh.num_nodes)));
     table_->bind_restart_value("next_id", next_id_);
     std::string crossings;
     for (std::size_t f = 0; f < iolets_.faces().size(); ++f) {
@@ -158,8 +185,9 @@ class Cells {
     }
     monitor_.open(st.comm, output_dir_, "cells.csv",
                   ",cells,haematocrit,cell_momentum_x,cell_momentum_y,cell_momentum_z,fluid_momentum_x,"
-                  "fluid_momentum_y,fluid_momentum_z,mean_speed_m_s,state_checksum" + crossings,
+                  "fluid_momentum_y,fluid_momentum_z,mean_speed_m_s,state_checksum,migrated" + crossings,
                   st.first_step);
+    if (comm_->rank() != 0) return;  // the cells are gathered to rank 0, which writes them
     if (write_cells_) writer_ = std::make_unique<io::ParticleWriter>(output_dir_, "cells", st.first_step);
     else if (st.first_step > 0) io::ParticleWriter::continue_series(output_dir_, "cells", st.first_step);
   }
@@ -191,9 +219,39 @@ class Cells {
       if (st.mesh.periodic[a] && st.mesh.dims[a] < 3 * c)
         throw InputError(str("rbc: the periodic box is ", st.mesh.dims[a], " voxels along ", "xyz"[a],
                              ", fewer than three tiles of ", c, " (a cell's reach): a cell would meet its own image"));
-    tiles_ = mesh::build_tile_maps(st.mesh, c);
+    // On many ranks a tile must lie in one partition brick, so that one rank owns it.
+    const auto brick = st.config.integer("partition.brick");
+    if (many_ranks() && brick % c != 0)
+      st.config.fail("partition.brick", str("= ", brick, " is not a multiple of the cells' tile, ", c,
+                                            " lattice spacings: on many ranks each tile must lie in one brick; use ",
+                                            "partition.brick = ", c * ((8 + c - 1) / c), ", or set rbc.tile to a divisor of ",
+                                            brick, " of at least ", needed));
+    tiles_ = many_ranks() ? mesh::build_tile_maps(st.mesh, c, st.voxel_owner) : mesh::build_tile_maps(st.mesh, c);
     log::info(str("rbc: tiles of ", c, " lattice spacings (a cell reaches ", fmt_g(reach, 4), "): ", tiles_.num_mapped(),
                   " with fluid, ", tiles_.num_external, " around them, ", fmt_g(double(tiles_.bytes()) / 1e6, 3), " MB"));
+  }
+
+  bool many_ranks() const { return comm_->size() > 1; }
+
+  /// The peers and the far velocity halo (ranks.hpp); far codes go into tiles_.nodes.
+  void plan_ranks() {
+    for (std::uint32_t t = tiles_.num_mapped(); t < tiles_.num_tiles(); ++t)
+      if (tiles_.tile_owner[t] == -2) throw std::logic_error("rbc: a tile holds fluid of several ranks");
+    peers_ = symmetric_peers(*comm_, tiles_.peers(comm_->rank()));
+    far_ = plan_far_velocity(*comm_, tiles_, peers_, tag_far_plan);
+    far_send_nodes_ = exec::to_device(space_, far_.send_nodes);
+    far_send_ = exec::DeviceArray<Real>(space_, 3 * far_.send_nodes.size());
+    far_velocity_ = exec::DeviceArray<Real>(space_, 3 * std::size_t(far_.num_slots()));
+    peer_rank_ = exec::to_device(space_, peers_);
+    far_out_ = exec::HostBuffer<Real>(space_);
+    far_in_ = exec::HostBuffer<Real>(space_);
+    records_out_ = exec::HostBuffer<SpreadRecord<Real>>(space_);
+    records_in_host_ = exec::HostBuffer<SpreadRecord<Real>>(space_);
+    peer_first_ = exec::DeviceArray<std::uint32_t>(space_, peers_.size() + 1);
+    ghost_count_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_tiles() + 2);
+    ghost_first_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_tiles() + 2);
+    log::info(str("rbc: rank ", comm_->rank(), " shares cells with ", peers_.size(), " rank(s); far velocity: ",
+                  far_.send_nodes.size(), " nodes out, ", far_.num_slots(), " in"));
   }
 
   void upload_tiles() {
@@ -207,12 +265,16 @@ class Cells {
     view_.neighbours = neighbours_.data();
     view_.nodes = nodes_.data();
     near_wall_ = exec::to_device(space_, tiles_.near_gaps);
+    tile_owner_ = exec::to_device(space_, tiles_.tile_owner);
     workspace_ = std::make_unique<exec::Workspace>(space_);
-    // Keys: the mapped tiles, then one for centres in no tile, one for cells leaving.
-    tile_count_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_mapped() + 2);
-    tile_first_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_mapped() + 2);
+    // Keys: every tile (mapped, then external: cells migrating), then one for centres in
+    // no tile with fluid, one for cells leaving.
+    tile_count_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_tiles() + 2);
+    tile_first_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_tiles() + 2);
     key_bits_ = 1;
-    while ((std::uint64_t(1) << key_bits_) <= tiles_.num_mapped() + 1) ++key_bits_;
+    while ((std::uint64_t(1) << key_bits_) <= tiles_.num_tiles() + 1) ++key_bits_;
+    too_fast_ = exec::DeviceArray<std::uint32_t>(space_, 1);
+    too_fast_.zero();
   }
 
   /// A cell's volume in lattice units (of the full-size cell).
@@ -220,63 +282,135 @@ class Cells {
     return 4.0 / 3.0 * M_PI * double(host_model_.wall.across) * host_model_.wall.across * host_model_.wall.along;
   }
 
+  /// Every fluid voxel of the vessel in ascending voxel index, as a mesh of coordinates
+  /// only (no neighbour table), on rank 0 (gathered from every rank; empty elsewhere):
+  /// where the cells are placed, so that the placement is the same on any rank count and
+  /// for any node order.
+  mesh::SparseMesh placement_mesh(const SetupStage& st) {
+    const std::uint32_t n = st.mesh.num_nodes;
+    std::vector<std::int32_t> ijk(3 * std::size_t(n));
+    for (std::uint32_t i = 0; i < n; ++i) ijk[3 * i] = st.mesh.i[i], ijk[3 * i + 1] = st.mesh.j[i], ijk[3 * i + 2] = st.mesh.k[i];
+    const auto all = comm_->gather<std::int32_t>(ijk, 0);
+    mesh::SparseMesh m;
+    m.dims = st.mesh.dims;
+    m.origin = st.mesh.origin;
+    m.dx = st.mesh.dx;
+    m.periodic = st.mesh.periodic;
+    if (comm_->rank() != 0) return m;
+    const std::size_t total = all.size() / 3;
+    std::vector<std::uint64_t> voxel(total);
+    std::vector<std::uint32_t> order(total);
+    for (std::size_t v = 0; v < total; ++v) {
+      voxel[v] = std::uint64_t(all[3 * v]) + std::uint64_t(m.dims[0]) * (std::uint64_t(all[3 * v + 1]) +
+                                                                        std::uint64_t(m.dims[1]) * std::uint64_t(all[3 * v + 2]));
+      order[v] = std::uint32_t(v);
+    }
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return voxel[a] < voxel[b]; });
+    m.num_nodes = std::uint32_t(total);
+    m.i.resize(total), m.j.resize(total), m.k.resize(total);
+    for (std::size_t v = 0; v < total; ++v)
+      m.i[v] = all[3 * order[v]], m.j[v] = all[3 * order[v] + 1], m.k[v] = all[3 * order[v] + 2];
+    return m;
+  }
+
+  /// Where every cell of the run starts (all of them, on every rank): placed on rank 0
+  /// over the placement mesh, then broadcast.
   std::vector<CellPlacement> seed(SetupStage& st) {
     const std::string file = st.config.string("rbc.seed_file");
     const double cell_volume = lattice_cell_volume();
+    const mesh::SparseMesh pm = placement_mesh(st);
     std::vector<CellPlacement> cells;
-    if (!file.empty()) {
-      cells = read_seed_file(st, file);
-      const auto problems = placement_problems(cells, st.mesh, tiles_, host_model_);
-      if (!problems.empty())
-        throw InputError(str(st.config.where("rbc.seed_file"), ": rbc.seed_file: ", file, ": ", problems.size(),
-                             " problem(s) with its ", cells.size(), " cells:\n  ", join(problems, "\n  ")));
-    } else {
-      // Random sequential addition stalls near a quarter of the volume for these shapes
-      // (and less in thin tubes, whose walls keep cells a spacing away): where it cannot
-      // place every cell at full size, the cells are placed smaller, by steps of 10%
-      // down to half size, and grow to full size in the flow over rbc.growth_steps.
-      const double haematocrit = st.config.real("rbc.haematocrit");
-      const auto wanted = static_cast<std::size_t>(std::llround(haematocrit * double(st.mesh.num_nodes) / cell_volume));
-      const auto per_cell = std::uint64_t(st.config.integer("rbc.tries_per_cell"));
-      const std::uint64_t tries = per_cell * std::max<std::size_t>(wanted, 1);
-      const auto seed = std::uint64_t(st.config.integer("rbc.seed"));
-      // No cell where it would leave at once: none in an iolet's sink.
-      const PlacementTest not_leaving = [this](const CellPlacement& c) {
-        return iolets_.empty() || iolets_.sink_of(c.position) < 0;
-      };
-      std::size_t best = 0;
-      for (int shrink = 0; shrink <= 5; ++shrink) {
-        start_size_ = 1.0 - 0.1 * shrink;
-        cells = place_at_random(st.mesh, tiles_, host_model_.grown_to(start_size_), wanted, seed, tries, per_cell,
-                                not_leaving);
-        best = std::max(best, cells.size());
-        if (cells.size() == wanted) break;
-        if (shrink == 0 && cells.empty() && wanted > 0)
-          st.config.fail("rbc.haematocrit",
-                         str("= ", fmt_g(haematocrit, 3), ": not one cell (", fmt_g(case_.diameter, 3), " m across, ",
-                             fmt_g(case_.thickness, 3), " m thick, kept rbc.wall_range from the wall sites) fits in the "
-                             "fluid in ", per_cell, " random tries: the vessel is too narrow for rigid cells"));
+    if (comm_->rank() == 0) {
+      const mesh::TileMaps tiles = mesh::build_tile_maps(pm, tiles_.c);
+      if (!file.empty()) {
+        cells = read_seed_file(st, pm, file);
+        const auto problems = placement_problems(cells, pm, tiles, host_model_);
+        if (!problems.empty())
+          throw InputError(str(st.config.where("rbc.seed_file"), ": rbc.seed_file: ", file, ": ", problems.size(),
+                               " problem(s) with its ", cells.size(), " cells:\n  ", join(problems, "\n  ")));
+      } else {
+        cells = place_randomly(st, pm, tiles, cell_volume);
       }
-      if (cells.size() < wanted)
-        st.config.fail("rbc.haematocrit",
-                       str("= ", fmt_g(haematocrit, 3), " asks for ", wanted, " cells, but at most ", best,
-                           " fit without overlap, even at half their size (", per_cell, " random tries failing in a row "
-                           "end a size); lower it, raise rbc.tries_per_cell, or give the cells in rbc.seed_file"));
-      if (start_size_ < 1.0)
-        log::info(str("rbc: the cells fit only at ", fmt_g(start_size_, 2), " of their size; they grow to full size over ",
-                      "the first ", growth_steps_, " steps (rbc.growth_steps)"));
-      if (start_size_ < 1.0 && growth_steps_ == 0) start_size_ = 1.0;
+      log::info(str("rbc: ", cells.size(), " cells, haematocrit ",
+                    fmt_g(double(cells.size()) * cell_volume / double(std::max<std::uint32_t>(pm.num_nodes, 1)), 4),
+                    " (cell volume ", fmt_g(cell_volume, 4), " lattice units, ",
+                    fmt_g(cell_volume * std::pow(st.mesh.dx, 3) * 1e18, 4), " um^3)"));
     }
-    log::info(str("rbc: ", cells.size(), " cells, haematocrit ",
-                  fmt_g(double(cells.size()) * cell_volume / double(std::max<std::uint32_t>(st.mesh.num_nodes, 1)), 4),
-                  " (cell volume ", fmt_g(cell_volume, 4), " lattice units, ",
-                  fmt_g(cell_volume * std::pow(st.mesh.dx, 3) * 1e18, 4), " um^3)"));
+    broadcast_seed(cells);
     cell_volume_ = cell_volume;
     return cells;
   }
 
+  /// Rank 0's cells, start size and seed velocities on every rank.
+  void broadcast_seed(std::vector<CellPlacement>& cells) {
+    if (!many_ranks()) return;
+    std::vector<double> v;
+    if (comm_->rank() == 0) {
+      v = {double(cells.size()), start_size_, double(seed_velocity_.size())};
+      for (const auto& c : cells) {
+        v.insert(v.end(), c.position.begin(), c.position.end());
+        v.insert(v.end(), c.orientation.begin(), c.orientation.end());
+      }
+      v.insert(v.end(), seed_velocity_.begin(), seed_velocity_.end());
+    }
+    std::vector<unsigned char> bytes(v.size() * sizeof(double));
+    if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
+    comm_->broadcast(bytes, 0);
+    v.resize(bytes.size() / sizeof(double));
+    std::memcpy(v.data(), bytes.data(), bytes.size());
+    const auto n = std::size_t(v[0]);
+    start_size_ = v[1];
+    cells.assign(n, {});
+    std::size_t at = 3;
+    for (auto& c : cells) {
+      for (auto& x : c.position) x = v[at++];
+      for (auto& x : c.orientation) x = v[at++];
+    }
+    seed_velocity_.assign(v.begin() + std::ptrdiff_t(at), v.begin() + std::ptrdiff_t(at + std::size_t(v[2])));
+  }
+
+  std::vector<CellPlacement> place_randomly(SetupStage& st, const mesh::SparseMesh& pm, const mesh::TileMaps& tiles,
+                                            double cell_volume) {
+    std::vector<CellPlacement> cells;
+    // Random sequential addition stalls near a quarter of the volume for these shapes
+    // (and less in thin tubes, whose walls keep cells a spacing away): where it cannot
+    // place every cell at full size, the cells are placed smaller, by steps of 10%
+    // down to half size, and grow to full size in the flow over rbc.growth_steps.
+    const double haematocrit = st.config.real("rbc.haematocrit");
+    const auto wanted = static_cast<std::size_t>(std::llround(haematocrit * double(pm.num_nodes) / cell_volume));
+    const auto per_cell = std::uint64_t(st.config.integer("rbc.tries_per_cell"));
+    const std::uint64_t tries = per_cell * std::max<std::size_t>(wanted, 1);
+    const auto seed = std::uint64_t(st.config.integer("rbc.seed"));
+    // No cell where it would leave at once: none in an iolet's sink.
+    const PlacementTest not_leaving = [this](const CellPlacement& c) {
+      return iolets_.empty() || iolets_.sink_of(c.position) < 0;
+    };
+    std::size_t best = 0;
+    for (int shrink = 0; shrink <= 5; ++shrink) {
+      start_size_ = 1.0 - 0.1 * shrink;
+      cells = place_at_random(pm, tiles, host_model_.grown_to(start_size_), wanted, seed, tries, per_cell, not_leaving);
+      best = std::max(best, cells.size());
+      if (cells.size() == wanted) break;
+      if (shrink == 0 && cells.empty() && wanted > 0)
+        st.config.fail("rbc.haematocrit",
+                       str("= ", fmt_g(haematocrit, 3), ": not one cell (", fmt_g(case_.diameter, 3), " m across, ",
+                           fmt_g(case_.thickness, 3), " m thick, kept rbc.wall_range from the wall sites) fits in the "
+                           "fluid in ", per_cell, " random tries: the vessel is too narrow for rigid cells"));
+    }
+    if (cells.size() < wanted)
+      st.config.fail("rbc.haematocrit",
+                     str("= ", fmt_g(haematocrit, 3), " asks for ", wanted, " cells, but at most ", best,
+                         " fit without overlap, even at half their size (", per_cell, " random tries failing in a row "
+                         "end a size); lower it, raise rbc.tries_per_cell, or give the cells in rbc.seed_file"));
+    if (start_size_ < 1.0)
+      log::info(str("rbc: the cells fit only at ", fmt_g(start_size_, 2), " of their size; they grow to full size over ",
+                    "the first ", growth_steps_, " steps (rbc.growth_steps)"));
+    if (start_size_ < 1.0 && growth_steps_ == 0) start_size_ = 1.0;
+    return cells;
+  }
+
   /// /position (N x 3, m) and /orientation (N x 4, w x y z) or /axis (N x 3).
-  std::vector<CellPlacement> read_seed_file(SetupStage& st, const std::string& file) {
+  std::vector<CellPlacement> read_seed_file(SetupStage& st, const mesh::SparseMesh& pm, const std::string& file) {
     const io::hdf5::Quiet quiet;
     const io::hdf5::Input in(file, "a red blood cell seed file (rbc.seed_file)");
     const auto shape = in.shape("position");
@@ -321,28 +455,47 @@ class Cells {
     }
     std::vector<CellPlacement> cells(n);
     for (std::size_t c = 0; c < n; ++c) {
-      for (int a = 0; a < 3; ++a) cells[c].position[a] = (pos[3 * c + a] - st.mesh.origin[a]) / st.mesh.dx - 0.5;
+      for (int a = 0; a < 3; ++a) cells[c].position[a] = (pos[3 * c + a] - pm.origin[a]) / pm.dx - 0.5;
       const auto u = phys::normalized(phys::Quaternion<double>{q[4 * c], q[4 * c + 1], q[4 * c + 2], q[4 * c + 3]});
       cells[c].orientation = {u.w, u.x, u.y, u.z};
     }
     return cells;
   }
 
+  /// The rank owning the tile of a point's voxel (wrapped along periodic axes), -1 outside
+  /// the box or where no rank owns it: the cell's owner (docs/rbc_ranks.md 4.1).
+  int owner_of_point(double x, double y, double z) const {
+    std::int64_t v[3];
+    if (!mesh::TileView::voxel_of_point(x, y, z, v)) return -1;
+    for (int a = 0; a < 3; ++a)
+      if (!view_.wrap_voxel(v[a], a)) return -1;
+    return voxel_owner_(int(v[0]), int(v[1]), int(v[2]));
+  }
+
+  /// The cells this rank owns into the table; a cell's id is its place in `cells`.
   void upload(const std::vector<CellPlacement>& cells, SetupStage& st) {
+    std::vector<std::uint32_t> mine;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const auto& x = cells[c].position;
+      if (owner_of_point(x[0], x[1], x[2]) == comm_->rank()) mine.push_back(std::uint32_t(c));
+    }
+    if (const std::uint64_t held = comm_->sum(std::uint64_t(mine.size())); held != cells.size())
+      throw std::logic_error(str("rbc: the ranks took ", held, " of the ", cells.size(), " cells placed"));
     ParticleTable& t = *table_;
-    t.resize(cells.size());
+    t.resize(mine.size());
     next_id_ = double(cells.size());
-    const std::size_t n = cells.size(), cap = t.capacity();
+    const std::size_t n = mine.size(), cap = t.capacity();
     std::vector<Real> pos(3 * cap, 0), ori(4 * cap, 0), vel(3 * cap, 0);
     std::vector<std::uint32_t> id(cap, 0);
     const auto u0 = st.config.vec3("initial.velocity");
-    for (std::size_t c = 0; c < n; ++c) {
+    for (std::size_t r = 0; r < n; ++r) {
+      const std::size_t c = mine[r];
       for (int a = 0; a < 3; ++a) {
-        pos[a * cap + c] = Real(cells[c].position[a]);
-        vel[a * cap + c] = Real(st.units.velocity_to_lattice(seed_velocity_.empty() ? u0[a] : seed_velocity_[3 * c + a]));
+        pos[a * cap + r] = Real(cells[c].position[a]);
+        vel[a * cap + r] = Real(st.units.velocity_to_lattice(seed_velocity_.empty() ? u0[a] : seed_velocity_[3 * c + a]));
       }
-      for (int a = 0; a < 4; ++a) ori[a * cap + c] = Real(cells[c].orientation[a]);
-      id[c] = std::uint32_t(c);
+      for (int a = 0; a < 4; ++a) ori[a * cap + r] = Real(cells[c].orientation[a]);
+      id[r] = std::uint32_t(c);
     }
     t.get<Real>("position").upload(pos);
     t.get<Real>("orientation").upload(ori);
@@ -473,6 +626,63 @@ class Cells {
     table_->get<std::uint32_t>("id").set_entries(first, k, id);
   }
 
+  template <class T>
+  std::vector<T> to_host(const T* from, std::size_t n) const {
+    std::vector<T> v(n);
+    if (n == 0) return v;
+    if (space_ == exec::Space::host) std::memcpy(v.data(), from, n * sizeof(T));
+    else exec::cuda::copy_to_host(v.data(), from, n * sizeof(T));
+    return v;
+  }
+  template <class T>
+  void to_device(T* at, const std::vector<T>& v) const {
+    if (v.empty()) return;
+    if (space_ == exec::Space::host) std::memcpy(at, v.data(), v.size() * sizeof(T));
+    else exec::cuda::copy_to_device(at, v.data(), v.size() * sizeof(T));
+  }
+
+  /// Rows (host) in the run's memory, in a buffer kept from step to step.
+  const std::uint32_t* device_rows(const std::vector<std::uint32_t>& rows) {
+    if (row_list_.size() < rows.size()) row_list_ = exec::DeviceArray<std::uint32_t>(space_, rows.size() + rows.size() / 2);
+    row_list_.upload(rows);
+    return row_list_.data();
+  }
+
+  /// Where the sorted rows end: staying (mapped tiles, by tile, then id), migrating (an
+  /// external tile another rank owns), escaped (no tile with fluid), then leaving (a sink).
+  struct SortedRows {
+    std::uint32_t staying = 0, migrating_end = 0, escaped_end = 0;
+  };
+
+  /// AssignTiles, the sort by key, NGRID and its scan, each tile's rows by id: `order`
+  /// then holds the rows in the new order and tile_first_ each tile's first place in it.
+  /// Reports escaped cells and counts those leaving through a sink; permutes nothing.
+  SortedRows sort_rows(StepContext& ctx) {
+    const std::uint32_t n = count(), tiles = tiles_.num_tiles(), mapped = tiles_.num_mapped();
+    std::uint32_t* key = table_->get<std::uint32_t>("tile_key").data();
+    std::uint32_t* order = table_->get<std::uint32_t>("order").data();
+    exec::for_each(space_, {0, n},
+                   AssignTiles<Real>{columns(), view_, tile_owner_.data(), sink_.empty() ? nullptr : sink_.data(), key,
+                                     order, tiles},
+                   "rbc::assign_tiles");
+    exec::sort_by_key(*workspace_, key, order, n, key_bits_);
+    // NGRID (cells per tile) and its exclusive scan: the first place of each tile, then
+    // where the centres in no tile start, then where the cells leaving start.
+    exec::histogram(*workspace_, key, n, tile_count_.data(), tiles + 2);
+    exec::exclusive_scan(*workspace_, tile_count_.data(), tile_first_.data(), tiles + 2);
+    exec::for_each(space_, {0, mapped},
+                   OrderTilesById{tile_first_.data(), table_->get<std::uint32_t>("id").data(), order},
+                   "rbc::order_tiles_by_id");
+    SortedRows r;
+    r.staying = to_host(tile_first_.data() + mapped, 1)[0];
+    const auto ends = to_host(tile_first_.data() + tiles, 2);
+    r.migrating_end = ends[0];
+    r.escaped_end = ends[1];
+    if (r.escaped_end > r.migrating_end) report_escaped(ctx, r);
+    if (n > r.escaped_end) count_leaving(r.escaped_end);
+    return r;
+  }
+
   void sort_into_tiles(StepContext& ctx) {
     // Cells placed smaller than they are: this step's size.
     if (start_size_ < 1.0) {
@@ -480,49 +690,244 @@ class Cells {
       model_ = full_model_.grown_to(Real(start_size_ + (1.0 - start_size_) * done));
       if (done >= 1.0) start_size_ = 1.0;
     }
-    const std::uint32_t n = count();
-    std::uint32_t* key = table_->get<std::uint32_t>("tile_key").data();
-    std::uint32_t* order = table_->get<std::uint32_t>("order").data();
-    const std::uint32_t invalid = tiles_.num_mapped();
-    exec::for_each(space_, {0, n}, AssignTiles<Real>{columns(), view_, sink_.empty() ? nullptr : sink_.data(), key, order, invalid},
-                   "rbc::assign_tiles");
-    exec::sort_by_key(*workspace_, key, order, n, key_bits_);
-    // NGRID (cells per tile) and its exclusive scan: the first slot of each tile, then
-    // where the centres in no tile start, then where the cells leaving start.
-    exec::histogram(*workspace_, key, n, tile_count_.data(), invalid + 2);
-    exec::exclusive_scan(*workspace_, tile_count_.data(), tile_first_.data(), invalid + 2);
-    std::uint32_t ends[2] = {0, 0};
-    if (space_ == exec::Space::host) ends[0] = tile_first_.data()[invalid], ends[1] = tile_first_.data()[invalid + 1];
-    else exec::cuda::copy_to_host(ends, tile_first_.data() + invalid, sizeof ends);
-    if (ends[1] > ends[0]) report_escaped(ctx);
-    if (n > ends[1]) count_leaving(ends[1]);
-    // The cells' rows into tile order, the leaving ones dropped: a tile's cells are then
-    // contiguous, and neighbouring threads read neighbouring memory. Only the
+    if (to_host(too_fast_.data(), 1)[0]) report_too_fast(ctx);
+    if (keep_owned_) keep_owned_rows();
+    const std::uint32_t* order = table_->get<std::uint32_t>("order").data();
+    SortedRows r = sort_rows(ctx);
+    if (many_ranks()) {
+      // Migration (paper sec. 3.5, after the update of the step before): the rows bound
+      // for other ranks are contiguous after the sort; they go, the arrivals come.
+      auto sends = pack_migrants(r);
+      if (ctx.step == misroute_at_ && comm_->rank() == 0 && !peers_.empty() && r.staying > 0) {
+        // HEMO_TEST_RBC_MISROUTE=<step>: how tests show that a cell sent to the wrong rank
+        // stops the run with a clear message; rank 0 sends a copy of its first cell.
+        const auto first = exec::to_device(space_, std::vector<std::uint32_t>{to_host(order, 1)[0]});
+        const auto bytes = table_->pack(first.data(), 1);
+        sends[0].insert(sends[0].end(), bytes.begin(), bytes.end());
+      }
+      const auto arrivals = comm::exchange_variable(*comm_, peers_, sends, tag_migrants);
+      check_arrivals(arrivals);
+      if (std::any_of(arrivals.begin(), arrivals.end(), [](const auto& bytes) { return !bytes.empty(); })) {
+        // The stayers, then the arrivals after them, sorted again.
+        table_->permute(order, r.staying);
+        for (const auto& bytes : arrivals) table_->append(bytes);
+        r = sort_rows(ctx);
+        if (r.migrating_end > r.staying) report_misrouted(r);
+      }
+    }
+    // The cells' rows into (tile, id) order, the leaving ones dropped: a tile's cells are
+    // then contiguous, and neighbouring threads read neighbouring memory. Only the
     // restart-state columns carry over; the step rewrites the rest before reading them.
-    table_->permute(order, ends[1]);
-    records_.resize_at_least(space_, ends[1]);
+    table_->permute(order, r.staying);
+    owned_ = r.staying;
+    // Rows [frontier_first_, owned_) are in frontier tiles (none on one rank).
+    frontier_first_ = many_ranks() ? to_host(tile_first_.data() + tiles_.num_internal, 1)[0] : owned_;
   }
 
-  [[noreturn]] void report_escaped(StepContext& ctx) {
-    const std::uint32_t n = count();
-    // Before the permutation: row order[p] holds the cell with sorted key p.
-    const auto key = table_->get<std::uint32_t>("tile_key").component_to_host(0, n);
-    const auto order = table_->get<std::uint32_t>("order").component_to_host(0, n);
+  /// The migrants of sorted rows [staying, migrating_end), packed per peer (the rows of
+  /// a peer in sorted order, so by tile, then id).
+  std::vector<std::vector<unsigned char>> pack_migrants(const SortedRows& r) {
+    std::vector<std::vector<unsigned char>> sends(peers_.size());
+    const std::uint32_t m = r.migrating_end - r.staying;
+    if (m == 0) return sends;
+    const auto key = to_host(table_->get<std::uint32_t>("tile_key").data() + r.staying, m);
+    const auto row = to_host(table_->get<std::uint32_t>("order").data() + r.staying, m);
+    std::vector<std::vector<std::uint32_t>> rows(peers_.size());
+    for (std::uint32_t i = 0; i < m; ++i) {
+      const int to = tiles_.tile_owner[key[i]];
+      const auto p = std::find(peers_.begin(), peers_.end(), to);
+      if (p == peers_.end())
+        throw std::logic_error(str("rbc: rank ", comm_->rank(), " has a cell bound for rank ", to, ", not a peer"));
+      rows[std::size_t(p - peers_.begin())].push_back(row[i]);
+    }
+    for (std::size_t p = 0; p < peers_.size(); ++p)
+      if (!rows[p].empty()) sends[p] = table_->pack(device_rows(rows[p]), rows[p].size());
+    migrated_ += double(m);
+    return sends;
+  }
+
+  /// Positions and ids of packed cells (pack()'s buffer), on the host.
+  struct PackedCells {
+    std::vector<Real> x[3];
+    std::vector<std::uint32_t> id;
+  };
+  PackedCells unpack_positions(const std::vector<unsigned char>& bytes) const {
+    PackedCells c;
+    const std::size_t k = table_->packed_count(bytes);
+    for (int a = 0; a < 3; ++a) {
+      const auto b = table_->packed_component(bytes, "position", a);
+      c.x[a].resize(k);
+      if (k) std::memcpy(c.x[a].data(), b.data(), b.size());
+    }
+    c.id.resize(k);
+    if (k) std::memcpy(c.id.data(), table_->packed_component(bytes, "id", 0).data(), k * sizeof(std::uint32_t));
+    return c;
+  }
+
+  /// Every cell that migrated here must lie in a tile this rank holds: a cell sent to
+  /// the wrong rank is an error naming both ranks, never a silent drop.
+  void check_arrivals(const std::vector<std::vector<unsigned char>>& arrivals) const {
+    const mesh::TileView host = tiles_.view();
+    for (std::size_t p = 0; p < arrivals.size(); ++p) {
+      const PackedCells c = unpack_positions(arrivals[p]);
+      for (std::size_t i = 0; i < c.id.size(); ++i) {
+        const std::int32_t t = host.tile_of_point(c.x[0][i], c.x[1][i], c.x[2][i]);
+        if (t >= 0 && std::uint32_t(t) < tiles_.num_mapped()) continue;
+        throw std::runtime_error(str("rbc: rank ", comm_->rank(), " received cell id ", c.id[i], " at ",
+                                     describe_point(*mesh_, double(c.x[0][i]), double(c.x[1][i]), double(c.x[2][i])),
+                                     " from rank ", peers_[p], ", but its tile belongs to rank ",
+                                     owner_of_point(double(c.x[0][i]), double(c.x[1][i]), double(c.x[2][i]))));
+      }
+    }
+  }
+
+  /// Ghosts (paper sec. 3.3), in two halves around the internal cells' forces: the cells
+  /// of this rank's frontier tiles (rows [frontier_first_, owned_), contiguous after the
+  /// sort) go to every peer, with the far velocity (send_frontier); from each peer, the
+  /// cells in this rank's external tiles that the peer owns are appended after the owned
+  /// rows, by (tile, id), and tile_first_ gets the external tiles' ranges
+  /// (receive_frontier).
+  void send_frontier(const Field<Real>& velocity) {
+    std::vector<std::uint32_t> rows(owned_ - frontier_first_);
+    for (std::uint32_t i = 0; i < rows.size(); ++i) rows[i] = frontier_first_ + i;
+    frontier_out_.assign(peers_.size(), table_->pack(device_rows(rows), rows.size()));
+    // The far velocity halo (ranks.hpp): this rank's streamed velocity at the nodes its
+    // peers' cells reach, theirs at the points of its external tiles.
+    const std::size_t out = far_.send_nodes.size(), in = far_.num_slots();
+    if (out)
+      exec::for_each(space_, {0, std::uint32_t(out)},
+                     GatherVelocity<Real>{velocity.data(), velocity.stride(), far_send_nodes_.data(), far_send_.data()},
+                     "rbc::gather_far_velocity");
+    far_out_.download(far_send_.data(), 3 * out);
+    far_in_.resize(3 * in);
+    std::vector<comm::Message> sends, receives;
+    for (std::size_t p = 0; p < peers_.size(); ++p) {
+      const std::size_t s0 = far_.send_first[p], s1 = far_.send_first[p + 1], r0 = far_.receive_first[p],
+                        r1 = far_.receive_first[p + 1];
+      if (s1 > s0)
+        sends.push_back({peers_[p], tag_far, {far_out_.bytes(3 * s0), 3 * (s1 - s0) * sizeof(Real)}});
+      if (r1 > r0) receives.push_back({peers_[p], tag_far, {far_in_.bytes(3 * r0), 3 * (r1 - r0) * sizeof(Real)}});
+    }
+    frontier_in_ = comm::start_exchange_variable(*comm_, peers_, frontier_out_, tag_ghosts, sends, receives);
+  }
+
+  void receive_frontier() {
+    comm_->finish_exchange();
+    far_in_.upload(far_velocity_.data());
+    // Every peer's cells appended after the owned rows as they came; then, on the
+    // device, the paper's insertion: the tile of each (membership through the tile
+    // maps), those in this rank's external tiles kept and sorted by (tile, id), the rest
+    // dropped; tile_first_ gets the external tiles' ranges.
+    std::vector<std::uint32_t> peer_first{owned_};
+    for (const auto& bytes : frontier_in_) {
+      table_->append(bytes);
+      peer_first.push_back(count());
+    }
+    peer_frontier_.resize(peers_.size());
+    for (std::size_t p = 0; p < peers_.size(); ++p) peer_frontier_[p] = peer_first[p + 1] - peer_first[p];
+    const std::uint32_t mapped = tiles_.num_mapped(), tiles = tiles_.num_tiles(), arrived = count() - owned_;
+    std::uint32_t* key = table_->get<std::uint32_t>("tile_key").data();
+    std::uint32_t* order = table_->get<std::uint32_t>("order").data();
+    peer_first_.upload(peer_first);
+    exec::for_each(space_, {owned_, count()},
+                   AssignGhostTiles<Real>{table_->get<Real>("position").data(), std::uint32_t(table_->capacity()), view_,
+                                          tile_owner_.data(), peer_first_.data(), peer_rank_.data(),
+                                          std::uint32_t(peers_.size()), key, order, tiles},
+                   "rbc::assign_ghost_tiles");
+    exec::sort_by_key(*workspace_, key + owned_, order + owned_, arrived, key_bits_);
+    exec::histogram(*workspace_, key + owned_, arrived, ghost_count_.data(), tiles + 2);
+    exec::exclusive_scan(*workspace_, ghost_count_.data(), ghost_first_.data(), tiles + 2);
+    const auto ends = to_host(ghost_first_.data() + tiles, 2);  // kept, then the faults' end
+    if (ends[1] > ends[0]) report_misplaced_ghost(ends[0], peer_first);
+    exec::for_each(space_, {mapped, tiles},
+                   OrderTilesById{ghost_first_.data(), table_->get<std::uint32_t>("id").data(), order + owned_},
+                   "rbc::order_ghost_tiles_by_id");
+    exec::for_each(space_, {mapped, tiles + 1}, ShiftedCopy{ghost_first_.data(), tile_first_.data(), owned_},
+                   "rbc::ghost_tile_first");
+    exec::for_each(space_, {0, owned_}, Iota{order}, "rbc::iota");
+    table_->permute(order, owned_ + ends[0]);
+    records_.resize_at_least(space_, count());
+  }
+
+  /// A ghost whose tile is this rank's or a third rank's: the ranks disagree on who owns
+  /// what (a cell sent to the wrong rank, never dropped silently).
+  [[noreturn]] void report_misplaced_ghost(std::uint32_t sorted, const std::vector<std::uint32_t>& peer_first) {
+    const std::uint32_t row = to_host(table_->get<std::uint32_t>("order").data() + owned_ + sorted, 1)[0];
     const auto& pos = table_->get<Real>("position");
-    std::size_t escaped = 0;
-    std::uint32_t first = 0;
-    for (std::uint32_t p = 0; p < n; ++p)
-      if (key[p] == tiles_.num_mapped()) first = escaped++ == 0 ? order[p] : first;
+    const std::size_t n = count();
     const auto x = pos.component_to_host(0, n), y = pos.component_to_host(1, n), z = pos.component_to_host(2, n);
     const auto ids = table_->get<std::uint32_t>("id").component_to_host(0, n);
-    throw DivergenceError(str("rbc: ", escaped, " cell(s) left the fluid at step ", ctx.step, "; the first, id ", ids[first],
-                              ", is at ", describe_point(*mesh_, double(x[first]), double(y[first]), double(z[first])),
+    std::size_t p = 0;
+    while (p + 1 < peers_.size() && row >= peer_first[p + 1]) ++p;
+    const int owner = owner_of_point(double(x[row]), double(y[row]), double(z[row]));
+    throw std::runtime_error(str("rbc: rank ", comm_->rank(), " received cell id ", ids[row], " at ",
+                                 describe_point(*mesh_, double(x[row]), double(y[row]), double(z[row])), " from rank ",
+                                 peers_[p], " as a neighbour, but its tile belongs to rank ", owner));
+  }
+
+  /// The owned cells whose tile another rank holds after a restart on many ranks (the
+  /// checkpoint gives every rank every cell): dropped.
+  void keep_owned_rows() {
+    keep_owned_ = false;
+    const std::size_t n = count();
+    const auto& pos = table_->get<Real>("position");
+    const auto x = pos.component_to_host(0, n), y = pos.component_to_host(1, n), z = pos.component_to_host(2, n);
+    std::vector<std::uint32_t> mine;
+    for (std::size_t c = 0; c < n; ++c)
+      if (owner_of_point(double(x[c]), double(y[c]), double(z[c])) == comm_->rank()) mine.push_back(std::uint32_t(c));
+    if (const std::uint64_t held = comm_->sum(std::uint64_t(mine.size())); held != n)
+      throw std::runtime_error(str("rbc: after the restart the ranks own ", held, " of the checkpoint's ", n, " cells"));
+    const auto on_device = exec::to_device(space_, mine);
+    table_->permute(on_device.data(), mine.size());
+  }
+
+  [[noreturn]] void report_escaped(StepContext& ctx, const SortedRows& r) {
+    // Before the permutation: row order[p] holds the cell with sorted key p.
+    const std::uint32_t n = count(), first = to_host(table_->get<std::uint32_t>("order").data() + r.migrating_end, 1)[0];
+    const auto& pos = table_->get<Real>("position");
+    const auto x = pos.component_to_host(0, n), y = pos.component_to_host(1, n), z = pos.component_to_host(2, n);
+    const auto ids = table_->get<std::uint32_t>("id").component_to_host(0, n);
+    throw DivergenceError(str("rbc: ", r.escaped_end - r.migrating_end, " cell(s) left the fluid at step ", ctx.step,
+                              "; the first, id ", ids[first], ", is at ",
+                              describe_point(*mesh_, double(x[first]), double(y[first]), double(z[first])),
                               " (walls too soft for the flow: raise rbc.wall_energy, or lower the time step)"),
                           ctx.step, -1);
   }
 
-  void forces() {
-    exec::for_each(space_, {0, count()},
+  /// A cell that arrived from another rank whose tile this rank does not hold.
+  [[noreturn]] void report_misrouted(const SortedRows& r) {
+    const std::uint32_t n = count(), first = to_host(table_->get<std::uint32_t>("order").data() + r.staying, 1)[0];
+    const auto key = to_host(table_->get<std::uint32_t>("tile_key").data() + r.staying, 1)[0];
+    const auto& pos = table_->get<Real>("position");
+    const auto x = pos.component_to_host(0, n), y = pos.component_to_host(1, n), z = pos.component_to_host(2, n);
+    const auto ids = table_->get<std::uint32_t>("id").component_to_host(0, n);
+    throw std::runtime_error(str("rbc: rank ", comm_->rank(), " received cell id ", ids[first], " at ",
+                                 describe_point(*mesh_, double(x[first]), double(y[first]), double(z[first])),
+                                 " from another rank, but its tile belongs to rank ", tiles_.tile_owner[key]));
+  }
+
+  /// A cell moved a tile or more in the last step (CellDrift): the time step is too large
+  /// for the flow, and the cell could have passed cells or ranks its tile does not see.
+  [[noreturn]] void report_too_fast(StepContext& ctx) {
+    const std::size_t n = count();
+    const auto& pos = table_->get<Real>("position");
+    const auto x = pos.component_to_host(0, n), y = pos.component_to_host(1, n), z = pos.component_to_host(2, n);
+    const auto& vel = table_->get<Real>("velocity");
+    const auto u = vel.component_to_host(0, n), v = vel.component_to_host(1, n), w = vel.component_to_host(2, n);
+    const auto ids = table_->get<std::uint32_t>("id").component_to_host(0, n);
+    for (std::size_t c = 0; c < n; ++c) {
+      const double d = std::max({std::fabs(double(u[c])), std::fabs(double(v[c])), std::fabs(double(w[c]))});
+      if (d < double(tiles_.c)) continue;
+      throw DivergenceError(str("rbc: cell id ", ids[c], ", now at ", describe_point(*mesh_, double(x[c]), double(y[c]), double(z[c])),
+                                ", moved ", fmt_g(d, 3), " lattice spacings along an axis in step ", ctx.step - 1,
+                                ", more than a tile (", tiles_.c, "): the time step is too large for the flow"),
+                            ctx.step, -1);
+    }
+    throw std::logic_error("rbc: a cell moved more than a tile, but none is found");
+  }
+
+  void forces(std::uint32_t first, std::uint32_t end) {
+    exec::for_each(space_, {first, end},
                    CellForces<Real>{columns(), model_, view_, tile_first_.data(), table_->get<std::uint32_t>("tile_key").data(),
                                     near_wall_.data(), table_->get<Real>("energy").data()},
                    "rbc::cell_forces");
@@ -532,24 +937,67 @@ class Cells {
 
   void kick(FieldRegistry& fields) {
     const auto& velocity = fields.get<Real>("streamed_velocity");
-    exec::for_each(space_, {0, count()},
-                   CellKick<Real>{columns(), model_, view_, velocity.data(), velocity.stride(), records_.data(), node_cells()},
+    records_.resize_at_least(space_, count());
+    exec::for_each(space_, {0, owned_},
+                   CellKick<Real>{columns(), model_, view_, velocity.data(), velocity.stride(), far_velocity_.data(),
+                                  records_.data(), node_cells()},
                    "rbc::cell_kick");
+    if (count() > owned_) {
+      exec::for_each(space_, {owned_, count()},
+                     GhostCover<Real>{table_->get<Real>("position").data(), table_->get<Real>("orientation").data(),
+                                      std::uint32_t(table_->capacity()), model_.support, view_, node_cells()},
+                     "rbc::ghost_cover");
+    }
   }
+
+  /// Ghost records (docs/rbc_ranks.md 4.3, round R): the spreading records of this
+  /// rank's frontier cells go to every peer, and each ghost gets its owner's record, so
+  /// that every rank spreads every cell's drag onto its own nodes.
+  void exchange_ghost_records() {
+    using Record = SpreadRecord<Real>;
+    const std::size_t mine = owned_ - frontier_first_;
+    records_out_.download(records_.data() + frontier_first_, mine);
+    // The peers' records in the order their cells were appended (receive_frontier).
+    std::size_t arrived = 0;
+    for (const std::uint32_t k : peer_frontier_) arrived += k;
+    records_in_host_.resize(arrived);
+    std::vector<comm::Message> sends, receives;
+    for (std::size_t p = 0, at = 0; p < peers_.size(); at += peer_frontier_[p++]) {
+      if (mine) sends.push_back({peers_[p], tag_records, {records_out_.bytes(), mine * sizeof(Record)}});
+      if (peer_frontier_[p])
+        receives.push_back({peers_[p], tag_records, {records_in_host_.bytes(at), peer_frontier_[p] * sizeof(Record)}});
+    }
+    comm_->start_exchange(sends, receives);
+    comm_->finish_exchange();
+    if (records_in_.size() < arrived) records_in_ = exec::DeviceArray<Record>(space_, arrived + arrived / 2);
+    records_in_host_.upload(records_in_.data());
+    if (count() > owned_)
+      exec::for_each(space_, {owned_, count()},
+                     GatherGhostRecords<Real>{records_in_.data(), table_->get<std::uint32_t>("order").data(),
+                                              records_.data(), owned_},
+                     "rbc::gather_ghost_records");
+  }
+
 
   void spread(FieldRegistry& fields) {
     auto& force = fields.get<Real>("force");
     exec::for_each(space_, {0, mesh_->num_nodes},
                    SpreadDrag<Real>{model_, view_, node_tile_.data(), node_voxel_.data(), tile_first_.data(),
-                                    records_.data(), node_cells(), force.data(), force.stride()},
+                                    records_.data(), table_->get<std::uint32_t>("id").data(), node_cells(), force.data(),
+                                    force.stride()},
                    "rbc::spread_drag");
   }
 
-  void drift() { exec::for_each(space_, {0, count()}, CellDrift<Real>{columns(), model_, view_}, "rbc::cell_drift"); }
+  /// The owned cells move; the ghosts are dropped (their owners move them).
+  void drift() {
+    exec::for_each(space_, {0, owned_}, CellDrift<Real>{columns(), model_, view_, too_fast_.data()}, "rbc::cell_drift");
+    table_->resize(owned_);
+  }
 
   void output(StepContext& ctx, FieldRegistry& fields) {
+    if (verify_every_ > 0 && ctx.step % verify_every_ == 0) verify(ctx);
     const bool monitor = monitor_ && ctx.step % check_every_ == 0;
-    if (!monitor && !(ctx.snapshot_due && writer_)) return;
+    if (!monitor && !(ctx.snapshot_due && write_cells_)) return;
     const std::size_t n = count();
     const ParticleTable& t = *table_;
     auto rows = [&](const char* name, int comps) {
@@ -561,41 +1009,72 @@ class Cells {
     if (monitor) {
       // Momentum of the cells (m V at the half step after this step's kick) and of the
       // fluid (sum of c_q h_q over the post-collision populations of this step): their
-      // sum changes only by what walls and body forces exchange.
-      double pc[3] = {0, 0, 0}, speed = 0;
+      // sum changes only by what walls and body forces exchange. Summed over the ranks
+      // in rank order (comm.sum): the same on any rank count to rounding.
+      std::vector<double> sums(8, 0.0);  // cells, cell momentum (3), fluid momentum (3), speed
+      sums[0] = double(n);
       for (std::size_t c = 0; c < n; ++c) {
-        for (int a = 0; a < 3; ++a) pc[a] += double(host_model_.body.mass) * double(vel[a][c]);
-        speed += std::sqrt(double(vel[0][c]) * vel[0][c] + double(vel[1][c]) * vel[1][c] + double(vel[2][c]) * vel[2][c]);
+        for (int a = 0; a < 3; ++a) sums[std::size_t(1 + a)] += double(host_model_.body.mass) * double(vel[a][c]);
+        sums[7] += std::sqrt(double(vel[0][c]) * vel[0][c] + double(vel[1][c]) * vel[1][c] + double(vel[2][c]) * vel[2][c]);
       }
-      double pf[3] = {0, 0, 0};
       const auto& f = fields.lookup("f");
       for (int q = 1; q < phys::d3q19::Q; ++q) {
         const double s = f.sum(q);
-        pf[0] += phys::d3q19::cx(q) * s, pf[1] += phys::d3q19::cy(q) * s, pf[2] += phys::d3q19::cz(q) * s;
+        sums[4] += phys::d3q19::cx(q) * s, sums[5] += phys::d3q19::cy(q) * s, sums[6] += phys::d3q19::cz(q) * s;
       }
+      comm_->sum(std::span<double>(sums));
+      std::uint64_t counts[2] = {state_checksum(), std::uint64_t(migrated_)};
+      comm_->sum(std::span<std::uint64_t>(counts, 2));
+      const double cells = sums[0];
       const double mom = units_.density * std::pow(units_.dx, 4) / units_.dt;  // kg m/s per lattice unit
       monitor_.begin(ctx.step, ctx.time);
-      monitor_.value(double(n));
-      monitor_.value(double(n) * cell_volume_ / double(std::max<std::uint32_t>(mesh_->num_nodes, 1)), 6);
-      for (double v : pc) monitor_.value(v * mom, 15);
-      for (double v : pf) monitor_.value(v * mom, 15);
-      monitor_.value(n ? units_.velocity_to_physical(speed / double(n)) : 0.0, 8);
-      monitor_.text(state_checksum());
+      monitor_.value(cells);
+      monitor_.value(cells * cell_volume_ / std::max(fluid_nodes_, 1.0), 6);
+      for (int a = 1; a <= 6; ++a) monitor_.value(sums[std::size_t(a)] * mom, 15);
+      monitor_.value(cells > 0 ? units_.velocity_to_physical(sums[7] / cells) : 0.0, 8);
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(counts[0]));
+      monitor_.text(hex);
+      monitor_.value(double(counts[1]));
       for (std::size_t k = 0; k < iolets_.faces().size(); ++k) {
         monitor_.value(entered_[k]);
         monitor_.value(left_[k]);
       }
       monitor_.end();
     }
-    if (ctx.snapshot_due && writer_) write_cells(ctx, rows, vel);
+    if (ctx.snapshot_due && write_cells_) write_cells(ctx, rows, vel);
+  }
+
+  /// rbc.verify_every: no cell lost or duplicated. Every id is held by exactly one rank,
+  /// and the cells number the ids given out (next_id_) less those that left by a sink.
+  void verify(StepContext& ctx) {
+    const std::size_t n = count();
+    const auto ids = table_->get<std::uint32_t>("id").component_to_host(0, n);
+    std::vector<std::uint64_t> mine(n);
+    for (std::size_t c = 0; c < n; ++c) mine[c] = (std::uint64_t(ids[c]) << 32) | std::uint64_t(comm_->rank());
+    auto all = comm_->gather<std::uint64_t>(mine, 0);
+    if (comm_->rank() != 0) return;
+    std::sort(all.begin(), all.end());
+    for (std::size_t c = 1; c < all.size(); ++c)
+      if ((all[c] >> 32) == (all[c - 1] >> 32))
+        throw std::runtime_error(str("rbc: cell id ", all[c] >> 32, " exists twice at step ", ctx.step, ", on ranks ",
+                                     all[c - 1] & 0xffffffffu, " and ", all[c] & 0xffffffffu));
+    double left = 0;
+    for (double l : left_) left += l;
+    if (double(all.size()) != next_id_ - left)
+      throw std::runtime_error(str("rbc: ", all.size(), " cells at step ", ctx.step, ", but ", fmt_g(next_id_, 12),
+                                   " were given ids and ", fmt_g(left, 12), " left by the iolets: ",
+                                   fmt_g(next_id_ - left - double(all.size()), 12), " lost"));
+    if (!all.empty() && double(all.back() >> 32) >= next_id_)
+      throw std::runtime_error(str("rbc: cell id ", all.back() >> 32, " at step ", ctx.step, " was never given out"));
   }
 
   /// The cells' state as one number: per cell, FNV-1a over the bytes of its restart-state
   /// entries (id included), column by column; summed over the cells modulo 2^64, so it
-  /// does not depend on the order of the rows (nor, later, on how the cells are spread
-  /// over ranks). Equal checksums mean bitwise equal cells.
-  std::string state_checksum() const {
-    const std::size_t n = table_->size();
+  /// does not depend on the order of the rows, nor on how the cells are spread over ranks
+  /// (the ranks' sums add up exactly). Equal checksums mean bitwise equal cells.
+  std::uint64_t state_checksum() const {
+    const std::size_t n = count();
     std::vector<std::uint64_t> h(n, 1469598103934665603ull);
     for (const ParticleColumnBase* c : table_->columns()) {
       if (!c->restart_state()) continue;
@@ -608,11 +1087,11 @@ class Cells {
     }
     std::uint64_t sum = 0;
     for (const std::uint64_t x : h) sum += x;
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(sum));
-    return hex;
+    return sum;
   }
 
+  /// A snapshot of the cells: every rank's rows gathered to rank 0, which writes them in
+  /// ascending id (the same file on any rank count).
   template <class Rows, class Velocity>
   void write_cells(StepContext& ctx, Rows& rows, const Velocity& vel) {
     const std::size_t n = count();
@@ -621,21 +1100,43 @@ class Cells {
     const auto ids = table_->get<std::uint32_t>("id").component_to_host(0, n);
     const double dx = mesh_->dx, dt = units_.dt;
     const double newton = units_.density * std::pow(dx, 4) / (dt * dt);
-    std::vector<std::array<double, 3>> x(n);
+    // Per cell, in this order: id, position (m), axis, velocity, angular velocity,
+    // orientation, drag force.
+    constexpr std::size_t per = 1 + 3 + 3 + 3 + 3 + 4 + 3;
+    std::vector<double> mine;
+    mine.reserve(n * per);
+    for (std::size_t c = 0; c < n; ++c) {
+      const auto x = to_metres(*mesh_, double(pos[0][c]), double(pos[1][c]), double(pos[2][c]));
+      const phys::Quaternion<double> qc{double(ori[0][c]), double(ori[1][c]), double(ori[2][c]), double(ori[3][c])};
+      const V n3 = phys::symmetry_axis(qc);
+      mine.push_back(double(ids[c]));
+      mine.insert(mine.end(), x.begin(), x.end());
+      mine.insert(mine.end(), {n3.x, n3.y, n3.z});
+      for (int a = 0; a < 3; ++a) mine.push_back(double(vel[a][c]) * dx / dt);
+      for (int a = 0; a < 3; ++a) mine.push_back(double(omega[a][c]) / dt);
+      for (int a = 0; a < 4; ++a) mine.push_back(double(ori[a][c]));
+      for (int a = 0; a < 3; ++a) mine.push_back(double(drag[a][c]) * newton);
+    }
+    const auto all = comm_->gather<double>(mine, 0);
+    if (!writer_) return;
+    const std::size_t total = all.size() / per;
+    std::vector<std::size_t> by_id(total);
+    for (std::size_t c = 0; c < total; ++c) by_id[c] = c;
+    std::sort(by_id.begin(), by_id.end(), [&](std::size_t a, std::size_t b) { return all[a * per] < all[b * per]; });
+    std::vector<std::array<double, 3>> x(total);
     io::HostField axis{"axis", "1", 3, {}}, scale{"glyph_scale", "m", 3, {}}, v{"velocity", "m/s", 3, {}},
         w{"angular_velocity", "1/s", 3, {}}, q{"orientation", "1", 4, {}}, id{"id", "1", 1, {}},
         fd{"drag_force", "N", 3, {}};
-    for (std::size_t c = 0; c < n; ++c) {
-      x[c] = to_metres(*mesh_, double(pos[0][c]), double(pos[1][c]), double(pos[2][c]));
-      const phys::Quaternion<double> qc{double(ori[0][c]), double(ori[1][c]), double(ori[2][c]), double(ori[3][c])};
-      const V n3 = phys::symmetry_axis(qc);
-      axis.values.insert(axis.values.end(), {n3.x, n3.y, n3.z});
+    for (std::size_t r = 0; r < total; ++r) {
+      const double* c = all.data() + by_id[r] * per;
+      id.values.push_back(c[0]);
+      x[r] = {c[1], c[2], c[3]};
+      axis.values.insert(axis.values.end(), c + 4, c + 7);
       scale.values.insert(scale.values.end(), {case_.thickness, case_.diameter, case_.diameter});
-      for (int a = 0; a < 3; ++a) v.values.push_back(double(vel[a][c]) * dx / dt);
-      for (int a = 0; a < 3; ++a) w.values.push_back(double(omega[a][c]) / dt);
-      for (int a = 0; a < 4; ++a) q.values.push_back(double(ori[a][c]));
-      for (int a = 0; a < 3; ++a) fd.values.push_back(double(drag[a][c]) * newton);
-      id.values.push_back(double(ids[c]));
+      v.values.insert(v.values.end(), c + 7, c + 10);
+      w.values.insert(w.values.end(), c + 10, c + 13);
+      q.values.insert(q.values.end(), c + 13, c + 17);
+      fd.values.insert(fd.values.end(), c + 17, c + 20);
     }
     writer_->write(ctx.step, ctx.time, x, {axis, scale, v, w, q, id, fd});
   }
@@ -649,8 +1150,32 @@ class Cells {
     SpreadRecord<Real>* data() { return array.data(); }
   };
 
+  // Tags of the cells' messages between ranks (HaloExchange's are 0 and below 100).
+  static constexpr int tag_far_plan = 20100, tag_migrants = 20110, tag_ghosts = 20120, tag_far = 20130,
+                       tag_records = 20140;
+
   CellCase case_;
   LatticeUnits units_;
+  comm::Communicator* comm_ = nullptr;
+  std::function<int(int, int, int)> voxel_owner_;  // SetupStage::voxel_owner: who owns a cell
+  std::vector<int> peers_;                         // ranks sharing cells with this one (symmetric)
+  FarVelocityPlan far_;
+  exec::DeviceArray<std::uint32_t> far_send_nodes_;
+  exec::DeviceArray<Real> far_send_, far_velocity_;  // 3 per node sent, 3 per far slot
+  exec::DeviceArray<std::int32_t> tile_owner_;       // per tile (TileMaps::tile_owner)
+  std::uint32_t owned_ = 0, frontier_first_ = 0;     // rows [0, owned_) are this rank's, [frontier_first_, owned_) in frontier tiles
+  std::vector<std::uint32_t> peer_frontier_;         // per peer: the cells it sent as ghosts this step
+  exec::DeviceArray<std::uint32_t> ghost_count_, ghost_first_;  // NGRID and its scan over the ghosts
+  exec::DeviceArray<std::uint32_t> peer_first_;                 // where each peer's ghosts were appended
+  exec::DeviceArray<std::int32_t> peer_rank_;                   // peers_, on the device
+  exec::HostBuffer<SpreadRecord<Real>> records_out_, records_in_host_;  // pinned: this rank's frontier records, the peers'
+  exec::DeviceArray<SpreadRecord<Real>> records_in_;
+  exec::DeviceArray<std::uint32_t> too_fast_;       // CellDrift's flag
+  exec::DeviceArray<std::uint32_t> row_list_;       // device_rows()
+  std::vector<std::vector<unsigned char>> frontier_out_, frontier_in_;  // this step's ghosts, in flight
+  exec::HostBuffer<Real> far_out_, far_in_;          // this step's far velocity, in flight (pinned)
+  bool keep_owned_ = false;                          // a restart on many ranks: drop the cells of other ranks first
+  double migrated_ = 0;                              // cells this rank sent to another rank, all steps
   CellModel<Real> model_, full_model_;  // this step's (cells growing) and the full-size one
   CellModel<double> host_model_;
   std::vector<double> seed_velocity_;  // m/s, from the seed file (else initial.velocity)
@@ -683,11 +1208,13 @@ class Cells {
   Records records_;
   ParticleTable* table_ = nullptr;
   std::string output_dir_;
-  std::int64_t check_every_ = 1;
+  std::int64_t check_every_ = 1, verify_every_ = 0;
+  std::int64_t misroute_at_ = -1;  // HEMO_TEST_RBC_MISROUTE
   bool write_cells_ = true;
   io::SeriesCsv monitor_;
   std::unique_ptr<io::ParticleWriter> writer_;
   double cell_volume_ = 1;
+  double fluid_nodes_ = 1;  // over all ranks
 };
 
 class RbcPlugin final : public Plugin {
@@ -778,6 +1305,12 @@ void declare_config(config::Schema& schema) {
       .at_least(0.0)
       .default_value(0.0)
       .integer("tile", "lattice spacings", "Edge of the tiles for the neighbour search; 0: the smallest that holds a cell's reach")
+      .at_least(0)
+      .default_value(std::int64_t{0})
+      .integer("verify_every", "1",
+               "Steps between checks that no cell is lost or duplicated (every id on exactly one rank; the count equals "
+               "the ids given out less those that left by the iolets): an error names the id and the ranks; 0: never "
+               "(the check gathers every id on rank 0)")
       .at_least(0)
       .default_value(std::int64_t{0})
       .boolean("output", "Write the cells (particles/cells_*.h5, cells.xmf) with every field snapshot")

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/temp_dir.hpp"
 #include "core/io/field_writer.hpp"
 #include "core/io/json.hpp"
 #include "core/io/particle_writer.hpp"
@@ -27,23 +28,8 @@ using namespace hemo::io;
 
 namespace {
 
-// A fresh directory per test, removed afterwards even when a check fails.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static std::atomic<int> counter{0};
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path = fs::temp_directory_path() /
-           ("hemo_test_io_" + std::to_string(::getpid()) + "_" + std::to_string(stamp) + "_" +
-            std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
+struct TempDir : hemo::test::TempDir {
+  TempDir() : hemo::test::TempDir("io") {}
 };
 
 std::string slurp(const fs::path& p) {

@@ -192,7 +192,14 @@ std::array<std::uint32_t, 3> check_against_brute_force(const Geometry& g, int c,
     ++p;
   }
   CHECK(maps.neighbours.size() == std::size_t(maps.num_mapped()) * 26);
-  CHECK(maps.nodes.size() == std::size_t(maps.num_mapped()) * std::size_t(c * c * c));
+  // IJKMAP rows: the mapped tiles; with an owner callback the external tiles too (all -1
+  // until a particle plugin writes its codes there).
+  const std::uint32_t rows = g.parted ? maps.num_tiles() : maps.num_mapped();
+  CHECK(maps.num_rows() == rows);
+  CHECK(view.num_rows == rows);
+  CHECK(maps.nodes.size() == std::size_t(rows) * std::size_t(c * c * c));
+  for (std::size_t e = std::size_t(maps.num_mapped()) * std::size_t(c * c * c); e < maps.nodes.size(); ++e)
+    CHECK(maps.nodes[e] == -1);
 
   // tile_at for every tile coordinate of the box and two layers around it.
   for (std::int64_t tz = -2; tz < m[2] + 2; ++tz)
@@ -241,6 +248,7 @@ std::array<std::uint32_t, 3> check_against_brute_force(const Geometry& g, int c,
         const auto v = wrap_voxel({i, j, k});
         const std::int32_t expected = v ? owned_node((*v)[0], (*v)[1], (*v)[2]) : -1;
         CHECK(view.node_at(i, j, k) == expected);
+        CHECK(view.lattice_at(i, j, k) == expected);  // no codes written in the external rows
         CHECK(view.tile_of_voxel(i, j, k) == expected_tile_of_voxel(i, j, k));
       }
 
