@@ -344,7 +344,9 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu):
     L += ["## Red blood cells", "",
           "Red blood cells (the rbc plugin) at MUPHY's benchmark size, with the time per step split into the LB, the "
           "map update, forces, coupling and integration, and the CPU/GPU agreement of the cells: `tools/bench/rbc.py`, "
-          "written to [rbc_performance.md](rbc_performance.md).", ""]
+          "written to [rbc_performance.md](rbc_performance.md); on several GPUs (strong scaling by phase, and the "
+          "cells bitwise equal on one CPU rank, one GPU and two): `tools/bench/rbc.py --ranks 1,2`, written to "
+          "[rbc_scaling.md](rbc_scaling.md).", ""]
     L += ["## Several GPUs", "",
           "Strong and weak scaling on several GPUs (one MPI rank per GPU), with the share of the step time spent "
           "waiting on the halo exchange, are measured by `tools/bench/scaling.py` and written to "
