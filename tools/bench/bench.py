@@ -347,6 +347,12 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu):
           "written to [rbc_performance.md](rbc_performance.md); on several GPUs (strong scaling by phase, and the "
           "cells bitwise equal on one CPU rank, one GPU and two): `tools/bench/rbc.py --ranks 1,2`, written to "
           "[rbc_scaling.md](rbc_scaling.md).", ""]
+    L += ["## Fewer bytes per update (issue 16)", "",
+          "What other population layouts would move per fluid-node update, counted from the bench geometries and "
+          "the patient surfaces as voxelized (the fill of 4^3 and 8^3 bricks measured, nothing timed): "
+          "`tools/bench/layouts.py`, written to [layouts.md](layouts.md). Bricks of 4^3 hold 0.81-1.00 of their "
+          "voxels as fluid on all five, so a brick layout would move 155-190 B per update in FP32 (today's node "
+          "list: 224) and 79-97 B with 16-bit storage; none of it is built yet.", ""]
     L += ["## Several GPUs", "",
           "Strong and weak scaling on several GPUs (one MPI rank per GPU), with the share of the step time spent "
           "waiting on the halo exchange, are measured by `tools/bench/scaling.py` and written to "
