@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <span>
 
 #include "core/common/error.hpp"
 #include "core/common/text.hpp"
@@ -34,8 +36,8 @@ double IoletFace::lateral(const P& x) const {
   return std::sqrt(std::max(0.0, dot(d, d) - along * along));
 }
 
-CellIolets::CellIolets(const mesh::SparseMesh& mesh, double reach, const std::vector<std::string>& inflow,
-                       double inflow_length)
+CellIolets::CellIolets(const mesh::SparseMesh& mesh, comm::Communicator& comm, double reach,
+                       const std::vector<std::string>& inflow, double inflow_length)
     : reach_(reach), inflow_length_(inflow_length) {
   // The faces: the voxels the iolet links point at (x_n - c_q), each once per iolet.
   const auto& links = mesh.links;
@@ -55,6 +57,25 @@ CellIolets::CellIolets(const mesh::SparseMesh& mesh, double reach, const std::ve
     namespace d = phys::d3q19;
     voxels[std::size_t(f)].push_back({mesh.i[n] - d::cx(q), mesh.j[n] - d::cy(q), mesh.k[n] - d::cz(q)});
     outward[std::size_t(f)] = {outward[f][0] - d::cx(q), outward[f][1] - d::cy(q), outward[f][2] - d::cz(q)};
+  }
+  // Every rank's face voxels and outward sums (integers: exact in any order), so that all
+  // ranks, and one rank alone, build the same faces.
+  if (comm.size() > 1) {
+    std::vector<std::int32_t> mine;
+    for (std::size_t f = 0; f < voxels.size(); ++f)
+      for (const auto& v : voxels[f]) mine.insert(mine.end(), {std::int32_t(f), v[0], v[1], v[2]});
+    std::vector<std::int32_t> all = comm.gather<std::int32_t>(mine, 0);
+    std::vector<unsigned char> bytes(all.size() * sizeof(std::int32_t));
+    if (!bytes.empty()) std::memcpy(bytes.data(), all.data(), bytes.size());
+    comm.broadcast(bytes, 0);
+    all.resize(bytes.size() / sizeof(std::int32_t));
+    if (!bytes.empty()) std::memcpy(all.data(), bytes.data(), bytes.size());
+    for (auto& v : voxels) v.clear();
+    for (std::size_t e = 0; e + 3 < all.size(); e += 4) voxels[std::size_t(all[e])].push_back({all[e + 1], all[e + 2], all[e + 3]});
+    std::vector<double> sums;
+    for (const P& o : outward) sums.insert(sums.end(), o.begin(), o.end());
+    comm.sum(std::span<double>(sums));
+    for (std::size_t f = 0; f < outward.size(); ++f) outward[f] = {sums[3 * f], sums[3 * f + 1], sums[3 * f + 2]};
   }
   for (std::size_t f = 0; f < faces_.size(); ++f) {
     auto& v = voxels[f];
@@ -80,7 +101,10 @@ CellIolets::CellIolets(const mesh::SparseMesh& mesh, double reach, const std::ve
     }
     feeds_.push_back(Feed{int(it - faces_.begin()), {}});
   }
-  // The feed slabs, node by node.
+}
+
+void CellIolets::list_feed_nodes(const mesh::SparseMesh& mesh) {
+  for (Feed& feed : feeds_) feed.nodes.clear();
   if (feeds_.empty()) return;
   for (std::uint32_t n = 0; n < mesh.num_nodes; ++n) {
     const P x = node_point(mesh, n);
@@ -117,11 +141,12 @@ std::vector<std::uint8_t> CellIolets::sink_map(const mesh::TileMaps& tiles) cons
   return out;
 }
 
-bool CellIolets::in_feed(const Feed& f, const P& x) const {
+bool CellIolets::in_feed(const Feed& f, const P& x, double margin) const {
   const IoletFace& face = faces_[std::size_t(f.iolet)];
   if (!face.face_voxels) return false;
   const double d = face.depth(x);
-  return d >= reach_ + face_margin && d < reach_ + face_margin + inflow_length_ && face.lateral(x) < face.radius;
+  return d >= reach_ + face_margin - margin && d < reach_ + face_margin + inflow_length_ + margin &&
+         face.lateral(x) < face.radius + margin;
 }
 
 std::vector<CellPlacement> place_in_feed(const mesh::SparseMesh& mesh, const mesh::TileMaps& tiles,

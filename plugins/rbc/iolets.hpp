@@ -19,13 +19,16 @@
 //    added at random (no overlap, clear of walls) in the slab reach + 1 <= depth < reach
 //    + 1 + rbc.inflow_length, lateral < radius, until the slab holds the inflow
 //    haematocrit.
-// Lattice units; one rank (issue 13 spreads it).
+// Lattice units. On many ranks every rank builds the same faces from all ranks' face
+// voxels (gathered); the feed slabs' nodes are listed over the placement mesh (every
+// fluid voxel, plugin.cpp), where rank 0 places new cells.
 #include <array>
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "core/comm/communicator.hpp"
 #include "core/mesh/sparse_mesh.hpp"
 #include "core/mesh/tile_maps.hpp"
 #include "plugins/rbc/seeding.hpp"
@@ -45,9 +48,14 @@ struct IoletFace {
 class CellIolets {
  public:
   CellIolets() = default;
-  /// The iolets of the mesh (none: an empty set, nothing happens). `inflow` names the
-  /// iolets that feed cells; an unknown name is an InputError listing the iolets.
-  CellIolets(const mesh::SparseMesh& mesh, double reach, const std::vector<std::string>& inflow, double inflow_length);
+  /// The iolets of the mesh (none: an empty set, nothing happens), from the face voxels
+  /// of every rank's part (a collective). `inflow` names the iolets that feed cells; an
+  /// unknown name is an InputError listing the iolets. The feeds' nodes are empty until
+  /// list_feed_nodes.
+  CellIolets(const mesh::SparseMesh& mesh, comm::Communicator& comm, double reach, const std::vector<std::string>& inflow,
+             double inflow_length);
+  /// Each feed's nodes: those of `mesh` in its slab (rank 0's placement mesh).
+  void list_feed_nodes(const mesh::SparseMesh& mesh);
 
   bool empty() const { return faces_.empty(); }
   const std::vector<IoletFace>& faces() const { return faces_; }
@@ -64,8 +72,8 @@ class CellIolets {
     std::vector<std::uint32_t> nodes;  // fluid nodes in the slab
   };
   const std::vector<Feed>& feeds() const { return feeds_; }
-  /// Whether point x lies in feed f's slab.
-  bool in_feed(const Feed& f, const std::array<double, 3>& x) const;
+  /// Whether point x lies in feed f's slab, or (margin > 0) within `margin` of it.
+  bool in_feed(const Feed& f, const std::array<double, 3>& x, double margin = 0) const;
 
  private:
   std::vector<IoletFace> faces_;

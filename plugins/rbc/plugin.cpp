@@ -108,9 +108,6 @@ class Cells {
     node_voxel_ = exec::to_device(space_, voxel);
     node_tile_ = exec::to_device(space_, tile);
     setup_iolets(st);
-    if (many_ranks() && !iolets_.empty())
-      throw InputError(str("rbc: cells with iolets (", iolets_.faces().size(), " here) run on one rank for now (this run "
-                           "has ", comm_->size(), "); spreading them over ranks is docs/rbc_ranks.md step 5"));
     // The cells covering each node, filled by the kick, read and cleared by the spreading.
     node_count_ = exec::DeviceArray<std::uint32_t>(space_, n);
     node_count_.zero();
@@ -170,8 +167,20 @@ class Cells {
     growth_steps_ = st.config.integer("rbc.growth_steps");
     // A restart's cells come from the checkpoint, which core restores after every
     // plugin's initialise (Simulation::restore_restart), sizing the table.
+    // The placement mesh on rank 0: for the cells placed now, and the feeds' new cells.
+    const bool feeds = !iolets_.feeds().empty();
+    if (st.first_step == 0 || feeds) {
+      placement_mesh_ = placement_mesh(st);
+      if (comm_->rank() == 0) placement_tiles_ = mesh::build_tile_maps(placement_mesh_, tiles_.c);
+      if (comm_->rank() == 0) iolets_.list_feed_nodes(placement_mesh_);
+      for (const auto& feed : iolets_.feeds())
+        log::info(str("rbc: iolet '", iolets_.faces()[std::size_t(feed.iolet)].name, "' feeds cells at haematocrit ",
+                      fmt_g(inflow_haematocrit_, 3), " into ", feed.nodes.size(), " nodes every ", inflow_every_,
+                      " steps"));
+    }
     if (st.first_step > 0) cell_volume_ = lattice_cell_volume();
     else upload(seed(st), st);
+    if (!feeds) placement_mesh_ = {}, placement_tiles_ = {};
     keep_owned_ = many_ranks() && st.first_step > 0;
     owned_ = count();
     fluid_nodes_ = double(comm_->sum(std::uint64_t(st.mesh.num_nodes)));
@@ -318,10 +327,10 @@ class Cells {
   std::vector<CellPlacement> seed(SetupStage& st) {
     const std::string file = st.config.string("rbc.seed_file");
     const double cell_volume = lattice_cell_volume();
-    const mesh::SparseMesh pm = placement_mesh(st);
+    const mesh::SparseMesh& pm = placement_mesh_;
+    const mesh::TileMaps& tiles = placement_tiles_;
     std::vector<CellPlacement> cells;
     if (comm_->rank() == 0) {
-      const mesh::TileMaps tiles = mesh::build_tile_maps(pm, tiles_.c);
       if (!file.empty()) {
         cells = read_seed_file(st, pm, file);
         const auto problems = placement_problems(cells, pm, tiles, host_model_);
@@ -517,7 +526,7 @@ class Cells {
     const double length = st.config.real("rbc.inflow_length") > 0 ? st.config.real("rbc.inflow_length") / units_.dx
                                                                      : 2 * case_.diameter / units_.dx;
     try {
-      iolets_ = CellIolets(st.mesh, double(host_model_.wall.reach()), inflow, length);
+      iolets_ = CellIolets(st.mesh, st.comm, double(host_model_.wall.reach()), inflow, length);
     } catch (const InputError& e) {
       st.config.fail("rbc.inflow", e.what());
     }
@@ -528,14 +537,12 @@ class Cells {
     tries_per_cell_ = std::uint64_t(st.config.integer("rbc.tries_per_cell"));
     entered_.assign(iolets_.faces().size(), 0.0);
     left_.assign(iolets_.faces().size(), 0.0);
+    leaving_.assign(iolets_.faces().size(), 0.0);
     if (iolets_.empty()) return;
     sink_ = exec::to_device(space_, iolets_.sink_map(tiles_));
     for (const IoletFace& f : iolets_.faces())
       log::info(str("rbc: iolet '", f.name, "': cells leave within ", fmt_g(host_model_.wall.reach(), 3),
                     " spacings of its face (", f.face_voxels, " voxels, radius ", fmt_g(f.radius, 4), " spacings)"));
-    for (const auto& feed : iolets_.feeds())
-      log::info(str("rbc: iolet '", iolets_.faces()[std::size_t(feed.iolet)].name, "' feeds cells at haematocrit ",
-                    fmt_g(inflow_haematocrit_, 3), " into ", feed.nodes.size(), " nodes every ", inflow_every_, " steps"));
   }
 
   /// Rows [first, n) of the sorted keys are cells leaving: counted by iolet (the table is
@@ -548,13 +555,16 @@ class Cells {
     for (std::uint32_t p = first; p < n; ++p) {
       const std::uint32_t r = order[p];
       const int f = iolets_.sink_of({double(x[r]), double(y[r]), double(z[r])});
-      if (f >= 0) left_[std::size_t(f)] += 1;
+      if (f >= 0) leaving_[std::size_t(f)] += 1;
     }
   }
 
   /// Tops each feed slab up to the inflow haematocrit with new cells at random (no overlap,
   /// clear of walls), moving with the plasma at their centre; ids continue from the
-  /// largest given. Reproducible: the random draws depend on rbc.seed and the step only.
+  /// largest given. Rank 0 places them over the placement mesh among the cells near the
+  /// slabs (gathered from every rank, by id), so the new cells are the same on any rank
+  /// count; each rank keeps those in its tiles. Reproducible: the random draws depend on
+  /// rbc.seed and the step only.
   void inflow(StepContext& ctx, FieldRegistry& fields) {
     if (ctx.step % inflow_every_ != 0) return;
     const std::size_t n = count();
@@ -563,40 +573,81 @@ class Cells {
     std::vector<std::vector<Real>> p(3), q(4);
     for (int a = 0; a < 3; ++a) p[a] = pos.component_to_host(a, n);
     for (int a = 0; a < 4; ++a) q[a] = ori.component_to_host(a, n);
-    std::vector<CellPlacement> existing(n);
+    const auto ids = table_->get<std::uint32_t>("id").component_to_host(0, n);
+    // Cells that could touch a new cell: within two tiles of a slab (a cell's reach is one).
+    constexpr std::size_t per = 8;  // id, position, orientation
+    std::vector<double> near;
     for (std::size_t c = 0; c < n; ++c) {
-      for (int a = 0; a < 3; ++a) existing[c].position[a] = double(p[a][c]);
-      for (int a = 0; a < 4; ++a) existing[c].orientation[a] = double(q[a][c]);
+      const std::array<double, 3> x{double(p[0][c]), double(p[1][c]), double(p[2][c])};
+      if (std::none_of(iolets_.feeds().begin(), iolets_.feeds().end(),
+                       [&](const auto& feed) { return iolets_.in_feed(feed, x, 2.0 * tiles_.c); }))
+        continue;
+      near.push_back(double(ids[c]));
+      near.insert(near.end(), x.begin(), x.end());
+      for (int a = 0; a < 4; ++a) near.push_back(double(q[a][c]));
     }
-    const double size = start_size_ < 1.0 ? start_size_ + (1.0 - start_size_) *
-                                                              std::min(1.0, double(ctx.step) / double(growth_steps_))
-                                          : 1.0;
-    const CellModel<double> now = host_model_.grown_to(size);
-    std::vector<CellPlacement> added;
-    std::vector<int> added_at;
-    for (std::size_t f = 0; f < iolets_.feeds().size(); ++f) {
-      const auto& feed = iolets_.feeds()[f];
-      std::size_t inside = 0;
-      for (const auto& c : existing) inside += iolets_.in_feed(feed, c.position);
-      const auto target = std::size_t(std::llround(inflow_haematocrit_ * double(feed.nodes.size()) / cell_volume_));
-      if (inside >= target) continue;
-      std::mt19937_64 rng(seed_ ^ (0x9e3779b97f4a7c15ull * std::uint64_t(ctx.step + 1)) ^ (std::uint64_t(f) << 56));
-      const auto fresh = place_in_feed(*mesh_, tiles_, now, iolets_, feed, existing, target - inside, rng, tries_per_cell_);
-      for (const auto& c : fresh) {
-        existing.push_back(c);
-        added.push_back(c);
-        added_at.push_back(feed.iolet);
+    const auto all = comm_->gather<double>(near, 0);
+    std::vector<double> placed;  // per new cell: iolet, position, orientation
+    if (comm_->rank() == 0) {
+      std::vector<std::size_t> by_id(all.size() / per);
+      for (std::size_t c = 0; c < by_id.size(); ++c) by_id[c] = c;
+      std::sort(by_id.begin(), by_id.end(), [&](std::size_t a, std::size_t b) { return all[a * per] < all[b * per]; });
+      std::vector<CellPlacement> existing(by_id.size());
+      for (std::size_t c = 0; c < by_id.size(); ++c) {
+        const double* v = all.data() + by_id[c] * per;
+        existing[c].position = {v[1], v[2], v[3]};
+        existing[c].orientation = {v[4], v[5], v[6], v[7]};
+      }
+      const double size = start_size_ < 1.0 ? start_size_ + (1.0 - start_size_) *
+                                                                std::min(1.0, double(ctx.step) / double(growth_steps_))
+                                            : 1.0;
+      const CellModel<double> now = host_model_.grown_to(size);
+      for (std::size_t f = 0; f < iolets_.feeds().size(); ++f) {
+        const auto& feed = iolets_.feeds()[f];
+        std::size_t inside = 0;
+        for (const auto& c : existing) inside += iolets_.in_feed(feed, c.position);
+        const auto target = std::size_t(std::llround(inflow_haematocrit_ * double(feed.nodes.size()) / cell_volume_));
+        if (inside >= target) continue;
+        std::mt19937_64 rng(seed_ ^ (0x9e3779b97f4a7c15ull * std::uint64_t(ctx.step + 1)) ^ (std::uint64_t(f) << 56));
+        const auto fresh = place_in_feed(placement_mesh_, placement_tiles_, now, iolets_, feed, existing, target - inside,
+                                         rng, tries_per_cell_);
+        for (const auto& c : fresh) {
+          existing.push_back(c);
+          placed.push_back(double(feed.iolet));
+          placed.insert(placed.end(), c.position.begin(), c.position.end());
+          placed.insert(placed.end(), c.orientation.begin(), c.orientation.end());
+        }
       }
     }
-    if (added.empty()) return;
-    append(added, fields);
-    for (int f : added_at) entered_[std::size_t(f)] += 1;
+    if (many_ranks()) {
+      std::vector<unsigned char> bytes(placed.size() * sizeof(double));
+      if (!bytes.empty()) std::memcpy(bytes.data(), placed.data(), bytes.size());
+      comm_->broadcast(bytes, 0);
+      placed.resize(bytes.size() / sizeof(double));
+      if (!bytes.empty()) std::memcpy(placed.data(), bytes.data(), bytes.size());
+    }
+    // Ids in the order placed, on every rank; each rank keeps the cells in its tiles.
+    std::vector<CellPlacement> mine;
+    std::vector<std::uint32_t> mine_ids;
+    for (std::size_t c = 0; c < placed.size() / per; ++c) {
+      const double* v = placed.data() + c * per;
+      entered_[std::size_t(v[0])] += 1;
+      const std::uint32_t id = std::uint32_t(next_id_);
+      next_id_ += 1;
+      if (owner_of_point(v[1], v[2], v[3]) != comm_->rank()) continue;
+      CellPlacement cell;
+      cell.position = {v[1], v[2], v[3]};
+      cell.orientation = {v[4], v[5], v[6], v[7]};
+      mine.push_back(cell);
+      mine_ids.push_back(id);
+    }
+    if (!mine.empty()) append(mine, mine_ids, fields);
   }
 
   /// New cells after the last: position, orientation, the plasma's velocity at their
   /// centre (this step's streamed velocity, which lb_bgk computes before cell_inflow; the
-  /// `velocity` field is computed only at output and check steps), no spin, fresh ids.
-  void append(const std::vector<CellPlacement>& cells, FieldRegistry& fields) {
+  /// `velocity` field is computed only at output and check steps), no spin, their ids.
+  void append(const std::vector<CellPlacement>& cells, const std::vector<std::uint32_t>& ids, FieldRegistry& fields) {
     const std::size_t first = count(), k = cells.size();
     table_->resize(first + k);
     const auto& u = fields.get<Real>("streamed_velocity");
@@ -616,8 +667,7 @@ class Cells {
         vel[a * k + c] = v;
       }
       for (int a = 0; a < 4; ++a) ori[a * k + c] = Real(cells[c].orientation[a]);
-      id[c] = std::uint32_t(next_id_);
-      next_id_ += 1;
+      id[c] = ids[c];
     }
     table_->get<Real>("position").set_entries(first, k, pos);
     table_->get<Real>("orientation").set_entries(first, k, ori);
@@ -720,6 +770,11 @@ class Cells {
     // restart-state columns carry over; the step rewrites the rest before reading them.
     table_->permute(order, r.staying);
     owned_ = r.staying;
+    if (!iolets_.empty()) {  // the cells that left by a sink this step, on every rank
+      comm_->sum(std::span<double>(leaving_));
+      for (std::size_t f = 0; f < left_.size(); ++f) left_[f] += leaving_[f];
+      std::fill(leaving_.begin(), leaving_.end(), 0.0);
+    }
     // Rows [frontier_first_, owned_) are in frontier tiles (none on one rank).
     frontier_first_ = many_ranks() ? to_host(tile_first_.data() + tiles_.num_internal, 1)[0] : owned_;
   }
@@ -1192,6 +1247,11 @@ class Cells {
   CellIolets iolets_;
   exec::DeviceArray<std::uint8_t> sink_;  // per IJKMAP entry (CellIolets::sink_map), empty without iolets
   std::vector<double> entered_, left_;
+  std::vector<double> leaving_;  // this step's, on this rank (count_leaving), before the sum over ranks
+  // Rank 0 (with feeds): every fluid voxel of the vessel and its tile maps, where new
+  // cells are placed (placement_mesh).
+  mesh::SparseMesh placement_mesh_;
+  mesh::TileMaps placement_tiles_;
   double next_id_ = 0;       // the id of the next new cell
   std::int64_t inflow_every_ = 1;
   double inflow_haematocrit_ = 0;

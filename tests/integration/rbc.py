@@ -341,9 +341,10 @@ def stability(a):
     return check(max(speeds) < 1e-9, f"the cells stay at rest: largest mean speed {max(speeds):.2e} m/s < 1e-9")
 
 
-def iolets(a):
-    case = os.path.join(a.work, "pipe.toml")
-    write_case(case, """[geometry]
+def iolet_tube_case(path):
+    """A 30 um tube, 60 um long, with a velocity inlet feeding cells at haematocrit 0.2 and a
+    pressure outlet (the iolets scenario; tests/mpi/rbc_same_answer.py's too)."""
+    write_case(path, """[geometry]
 shape = "pipe"
 radius = 15.0e-6
 length = 60.0e-6
@@ -364,6 +365,11 @@ normal = [1.0, 0.0, 0.0]
 radius = 15.0e-6
 condition = "pressure"
 pressure = 0.0""", "[rbc]\nhaematocrit = 0.2\ninflow = [\"inlet\"]\n")
+
+
+def iolets(a):
+    case = os.path.join(a.work, "pipe.toml")
+    iolet_tube_case(case)
     out = os.path.join(a.work, "iolets")
     run_hemoflow(a.hemoflow, ["run", case, "--quiet", "--steps", "1500", "--set", "run.check_every=50",
                               "--set", "output.every=100", "--output", out])

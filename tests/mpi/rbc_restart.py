@@ -12,7 +12,9 @@ ranks with --restart to step 200. Asserted against the straight run:
     dependent, counted from the start of each run) to 1e-12 of the row's momentum
     magnitude (sums over ranks are added in another order);
   - the population checksum in summary.json bitwise.
-Every run checks rbc.verify_every = 10 (no cell lost or duplicated).
+Every run checks rbc.verify_every = 10 (no cell lost or duplicated). With --case iolets:
+the tube of rbc_same_answer.py's `iolets` scenario instead (cells entering at the inlet,
+leaving at the outlet; their counts are restart values), the same assertions.
 """
 import argparse
 import csv
@@ -53,13 +55,18 @@ def main():
     ap.add_argument("--write-ranks", type=int, required=True)
     ap.add_argument("--restart-ranks", type=int, required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--case", choices=("box", "iolets"), default="box")
     a = ap.parse_args()
-    work = os.path.join(os.path.abspath(a.work), f"{a.write_ranks}to{a.restart_ranks}")
+    work = os.path.join(os.path.abspath(a.work), f"{a.case}_{a.write_ranks}to{a.restart_ranks}")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    case = os.path.join(work, "box.toml")
-    box_case(case, [40e-6] * 3, "xyz", "[initial]\nvelocity = [0.001, 0.0005, 0.0]\n[rbc]\nhaematocrit = 0.25\n"
-             "growth_steps = 150\n")
+    if a.case == "iolets":
+        from rbc_same_answer import case_iolets
+        case, _ = case_iolets(work)
+    else:
+        case = os.path.join(work, "box.toml")
+        box_case(case, [40e-6] * 3, "xyz", "[initial]\nvelocity = [0.001, 0.0005, 0.0]\n[rbc]\nhaematocrit = 0.25\n"
+                 "growth_steps = 150\n")
     hemoflow = os.path.abspath(a.hemoflow)
 
     def launch(n):

@@ -62,7 +62,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from rbc import DX, box_case, seed_file  # noqa: E402  (the plasma's constants and the case writers)
+from rbc import DX, box_case, iolet_tube_case, seed_file  # noqa: E402  (the plasma's constants and the case writers)
 
 RANK_DEPENDENT = ("migrated", "ghosts")  # cells.csv columns that differ by design between rank counts
 TEXT_EQUAL = ("step", "cells", "state_checksum")
@@ -105,7 +105,14 @@ def case_corner(work):
     return case, ["--steps", "300", "--set", "run.check_every=10", "--set", "output.every=100"]
 
 
-SCENARIOS = {"box": case_box, "tube": case_tube, "crossing": case_crossing, "corner": case_corner}
+def case_iolets(work):
+    case = os.path.join(work, "iolets.toml")
+    iolet_tube_case(case)
+    return case, ["--steps", "800", "--set", "run.check_every=50", "--set", "output.every=400"]
+
+
+SCENARIOS = {"box": case_box, "tube": case_tube, "crossing": case_crossing, "corner": case_corner,
+             "iolets": case_iolets}
 
 
 class Checks:
@@ -261,6 +268,13 @@ def scenario_checks(scenario, out, n, label, check):
         share = np.linalg.norm([float(rows[-1][f"cell_momentum_{c}"]) for c in "xyz"]) / np.linalg.norm(total[-1])
         check(drift < 1e-6, f"{label}: plasma + cells momentum {total[0]} kg m/s constant to {drift:.1e} of itself "
               f"(< 1e-6) over {len(rows)} rows; the {rows[0]['cells']} cells carry {share:.3f} of it")
+    elif scenario == "iolets":
+        balance = {int(r["cells"]) - int(float(r["entered_inlet"])) - int(float(r["entered_outlet"])) +
+                   int(float(r["left_inlet"])) + int(float(r["left_outlet"])) for r in rows}
+        last = rows[-1]
+        check(len(balance) == 1 and float(last["entered_inlet"]) > 0 and float(last["left_outlet"]) > 0,
+              f"{label}: cells = seeded + entered - left in all {len(rows)} rows (seeded {sorted(balance)}); "
+              f"{last['entered_inlet']} entered at the inlet, {last['left_outlet']} left at the outlet")
     elif scenario == "crossing":
         path = cell_path(out)
         xs = [CROSSING_START[0]] + [path[s][0] for s in sorted(path)]
