@@ -138,11 +138,16 @@ class Cells {
       // The frontier's cells and the far velocity travel while the internal cells'
       // forces, which need neither, run on the device (paper sec. 3.3; the kernel is not
       // fenced, so the next action's time holds what is left of it).
-      st.scheduler.add(Phase::particles, "frontier_send", "rbc",
-                       [this, &fields](StepContext&) { send_frontier(fields.get<Real>("streamed_velocity")); });
+      // Timed apart as the phases: the frontier gather (pack and download), the
+      // transfer (post, then wait: the wait also holds what is left of the internal
+      // forces' kernel) and the insertion of the ghosts.
+      st.scheduler.add(Phase::particles, "frontier_gather", "rbc",
+                       [this, &fields](StepContext&) { gather_frontier(fields.get<Real>("streamed_velocity")); });
+      st.scheduler.add(Phase::particles, "frontier_post", "rbc", [this](StepContext&) { post_frontier(); });
       st.scheduler.add(Phase::particles, "cell_forces_internal", "rbc", [this](StepContext&) { forces(0, frontier_first_); },
                        Scheduler::Sync::overlapped);
-      st.scheduler.add(Phase::particles, "frontier_receive", "rbc", [this](StepContext&) { receive_frontier(); });
+      st.scheduler.add(Phase::particles, "frontier_wait", "rbc", [this](StepContext&) { wait_frontier(); });
+      st.scheduler.add(Phase::particles, "ghost_insert", "rbc", [this](StepContext&) { insert_ghosts(); });
       st.scheduler.add(Phase::particles, "cell_forces", "rbc", [this](StepContext&) { forces(frontier_first_, owned_); });
     } else {
       st.scheduler.add(Phase::particles, "cell_forces", "rbc", [this](StepContext&) { forces(0, owned_); });
@@ -836,13 +841,13 @@ class Cells {
     }
   }
 
-  /// Ghosts (paper sec. 3.3), in two halves around the internal cells' forces: the cells
-  /// of this rank's frontier tiles (rows [frontier_first_, owned_), contiguous after the
-  /// sort) go to every peer, with the far velocity (send_frontier); from each peer, the
+  /// Ghosts (paper sec. 3.3), around the internal cells' forces: the cells of this rank's
+  /// frontier tiles (rows [frontier_first_, owned_), contiguous after the sort) go to every
+  /// peer, with the far velocity (gather_frontier, post_frontier); from each peer, the
   /// cells in this rank's external tiles that the peer owns are appended after the owned
-  /// rows, by (tile, id), and tile_first_ gets the external tiles' ranges
-  /// (receive_frontier).
-  void send_frontier(const Field<Real>& velocity) {
+  /// rows, by (tile, id), and tile_first_ gets the external tiles' ranges (wait_frontier,
+  /// insert_ghosts).
+  void gather_frontier(const Field<Real>& velocity) {
     std::vector<std::uint32_t> rows(owned_ - frontier_first_);
     for (std::uint32_t i = 0; i < rows.size(); ++i) rows[i] = frontier_first_ + i;
     frontier_out_.assign(peers_.size(), table_->pack(device_rows(rows), rows.size()));
@@ -855,6 +860,9 @@ class Cells {
                      "rbc::gather_far_velocity");
     far_out_.download(far_send_.data(), 3 * out);
     far_in_.resize(3 * in);
+  }
+
+  void post_frontier() {
     std::vector<comm::Message> sends, receives;
     for (std::size_t p = 0; p < peers_.size(); ++p) {
       const std::size_t s0 = far_.send_first[p], s1 = far_.send_first[p + 1], r0 = far_.receive_first[p],
@@ -866,9 +874,12 @@ class Cells {
     frontier_in_ = comm::start_exchange_variable(*comm_, peers_, frontier_out_, tag_ghosts, sends, receives);
   }
 
-  void receive_frontier() {
+  void wait_frontier() {
     comm_->finish_exchange();
     far_in_.upload(far_velocity_.data());
+  }
+
+  void insert_ghosts() {
     // Every peer's cells appended after the owned rows as they came; then, on the
     // device, the paper's insertion: the tile of each (membership through the tile
     // maps), those in this rank's external tiles kept and sorted by (tile, id), the rest
@@ -1012,7 +1023,7 @@ class Cells {
     using Record = SpreadRecord<Real>;
     const std::size_t mine = owned_ - frontier_first_;
     records_out_.download(records_.data() + frontier_first_, mine);
-    // The peers' records in the order their cells were appended (receive_frontier).
+    // The peers' records in the order their cells were appended (insert_ghosts).
     std::size_t arrived = 0;
     for (const std::uint32_t k : peer_frontier_) arrived += k;
     records_in_host_.resize(arrived);
