@@ -45,6 +45,10 @@ FarVelocityPlan plan_far_velocity(comm::Communicator& comm, mesh::TileMaps& tile
   const std::int64_t volume = tiles.tile_volume();
   if (tiles.num_rows() != tiles.num_tiles())
     throw std::logic_error("plan_far_velocity: the tile maps have no rows for external tiles (built without owners)");
+  // An external tile of this rank's own brick holds none of its fluid (else it would be
+  // mapped): no owner.
+  for (std::uint32_t t = tiles.num_mapped(); t < tiles.num_tiles(); ++t)
+    if (tiles.tile_owner[t] == comm.rank()) tiles.tile_owner[t] = -1;
   // 1. Ask each peer for the external tiles it owns here, by coordinate (ascending: ids of
   //    external tiles ascend with their coordinates).
   std::vector<std::vector<std::int32_t>> asked(peers.size());

@@ -36,7 +36,8 @@ struct FarVelocityPlan {
 /// Builds the plan with `peers` (two rounds of comm::exchange_variable, tags tag .. tag + 3)
 /// and writes each slot s into the external rows of tiles.nodes as -2 - s, where the other
 /// rank's fluid lies (TileView::lattice_at). An external tile in which its owner (the
-/// owner of its brick, SetupStage::voxel_owner) has no fluid gets tile_owner -1. The maps
+/// owner of its brick, SetupStage::voxel_owner, this rank included) has no fluid gets
+/// tile_owner -1: a cell whose centre gets there has left the fluid. The maps
 /// must have been built with an owner callback (rows for the external tiles). Collective
 /// over the peers.
 FarVelocityPlan plan_far_velocity(comm::Communicator& comm, mesh::TileMaps& tiles, std::span<const int> peers, int tag);

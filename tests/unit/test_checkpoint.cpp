@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "tests/unit/in_process_ranks.hpp"
 #include "tests/unit/temp_dir.hpp"
 #include "core/comm/communicator.hpp"
 #include "core/fields/field_registry.hpp"
@@ -75,22 +76,7 @@ struct Rank {
   }
 };
 
-/// `body(rank, comm)` on each of `ranks` ranks, one thread each; the errors thrown, by rank.
-std::vector<std::string> on_ranks(int ranks, const std::function<void(int, comm::Communicator&)>& body) {
-  auto comms = comm::in_process(ranks);
-  std::vector<std::string> errors(std::size_t(ranks), "");
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r)
-    threads.emplace_back([&, r] {
-      try {
-        body(r, *comms[std::size_t(r)]);
-      } catch (const std::exception& e) {
-        errors[std::size_t(r)] = e.what();
-      }
-    });
-  for (auto& t : threads) t.join();
-  return errors;
-}
+using test::on_ranks;
 
 template <class T>
 std::vector<T> read_row(const io::hdf5::Input& in, const std::string& name, hid_t type, std::size_t n, int row) {
