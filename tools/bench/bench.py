@@ -355,7 +355,8 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu):
           "list: 224) and 79-97 B with 16-bit storage; none of it is built yet. What one rounding of the populations "
           "to a 16-bit format does to density and velocity on four developed flows (IEEE half with and without a "
           "range shift, and a format of 4 exponent and 11 mantissa bits): `tools/bench/fp16_storage.py`, written to "
-          "[fp16_storage.md](fp16_storage.md).", ""]
+          "[fp16_storage.md](fp16_storage.md). The design that follows from both: "
+          "[bytes_per_update.md](bytes_per_update.md).", ""]
     L += ["## Several GPUs", "",
           "Strong and weak scaling on several GPUs (one MPI rank per GPU), with the share of the step time spent "
           "waiting on the halo exchange, are measured by `tools/bench/scaling.py` and written to "
