@@ -15,7 +15,6 @@
 #include "core/common/text.hpp"
 #include "core/exec/for_each.hpp"
 #include "core/exec/primitives.hpp"
-#include "core/io/hdf5_file.hpp"
 #include "core/io/particle_writer.hpp"
 #include "core/io/series_csv.hpp"
 #include "core/mesh/tile_maps.hpp"
@@ -175,7 +174,7 @@ class Cells {
     // The placement mesh on rank 0: for the cells placed now, and the feeds' new cells.
     const bool feeds = !iolets_.feeds().empty();
     if (st.first_step == 0 || feeds) {
-      placement_mesh_ = placement_mesh(st);
+      placement_mesh_ = placement_mesh(*comm_, st.mesh);
       if (comm_->rank() == 0) placement_tiles_ = mesh::build_tile_maps(placement_mesh_, tiles_.c);
       if (comm_->rank() == 0) iolets_.list_feed_nodes(placement_mesh_);
       for (const auto& feed : iolets_.feeds())
@@ -296,37 +295,6 @@ class Cells {
     return 4.0 / 3.0 * M_PI * double(host_model_.wall.across) * host_model_.wall.across * host_model_.wall.along;
   }
 
-  /// Every fluid voxel of the vessel in ascending voxel index, as a mesh of coordinates
-  /// only (no neighbour table), on rank 0 (gathered from every rank; empty elsewhere):
-  /// where the cells are placed, so that the placement is the same on any rank count and
-  /// for any node order.
-  mesh::SparseMesh placement_mesh(const SetupStage& st) {
-    const std::uint32_t n = st.mesh.num_nodes;
-    std::vector<std::int32_t> ijk(3 * std::size_t(n));
-    for (std::uint32_t i = 0; i < n; ++i) ijk[3 * i] = st.mesh.i[i], ijk[3 * i + 1] = st.mesh.j[i], ijk[3 * i + 2] = st.mesh.k[i];
-    const auto all = comm_->gather<std::int32_t>(ijk, 0);
-    mesh::SparseMesh m;
-    m.dims = st.mesh.dims;
-    m.origin = st.mesh.origin;
-    m.dx = st.mesh.dx;
-    m.periodic = st.mesh.periodic;
-    if (comm_->rank() != 0) return m;
-    const std::size_t total = all.size() / 3;
-    std::vector<std::uint64_t> voxel(total);
-    std::vector<std::uint32_t> order(total);
-    for (std::size_t v = 0; v < total; ++v) {
-      voxel[v] = std::uint64_t(all[3 * v]) + std::uint64_t(m.dims[0]) * (std::uint64_t(all[3 * v + 1]) +
-                                                                        std::uint64_t(m.dims[1]) * std::uint64_t(all[3 * v + 2]));
-      order[v] = std::uint32_t(v);
-    }
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return voxel[a] < voxel[b]; });
-    m.num_nodes = std::uint32_t(total);
-    m.i.resize(total), m.j.resize(total), m.k.resize(total);
-    for (std::size_t v = 0; v < total; ++v)
-      m.i[v] = all[3 * order[v]], m.j[v] = all[3 * order[v] + 1], m.k[v] = all[3 * order[v] + 2];
-    return m;
-  }
-
   /// Where every cell of the run starts (all of them, on every rank): placed on rank 0
   /// over the placement mesh, then broadcast.
   std::vector<CellPlacement> seed(SetupStage& st) {
@@ -337,7 +305,7 @@ class Cells {
     std::vector<CellPlacement> cells;
     if (comm_->rank() == 0) {
       if (!file.empty()) {
-        cells = read_seed_file(st, pm, file);
+        cells = read_seed_file(st.config, pm, file, seed_velocity_);
         const auto problems = placement_problems(cells, pm, tiles, host_model_);
         if (!problems.empty())
           throw InputError(str(st.config.where("rbc.seed_file"), ": rbc.seed_file: ", file, ": ", problems.size(),
@@ -350,37 +318,9 @@ class Cells {
                     " (cell volume ", fmt_g(cell_volume, 4), " lattice units, ",
                     fmt_g(cell_volume * std::pow(st.mesh.dx, 3) * 1e18, 4), " um^3)"));
     }
-    broadcast_seed(cells);
+    broadcast_seed(*comm_, cells, start_size_, seed_velocity_);
     cell_volume_ = cell_volume;
     return cells;
-  }
-
-  /// Rank 0's cells, start size and seed velocities on every rank.
-  void broadcast_seed(std::vector<CellPlacement>& cells) {
-    if (!many_ranks()) return;
-    std::vector<double> v;
-    if (comm_->rank() == 0) {
-      v = {double(cells.size()), start_size_, double(seed_velocity_.size())};
-      for (const auto& c : cells) {
-        v.insert(v.end(), c.position.begin(), c.position.end());
-        v.insert(v.end(), c.orientation.begin(), c.orientation.end());
-      }
-      v.insert(v.end(), seed_velocity_.begin(), seed_velocity_.end());
-    }
-    std::vector<unsigned char> bytes(v.size() * sizeof(double));
-    if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
-    comm_->broadcast(bytes, 0);
-    v.resize(bytes.size() / sizeof(double));
-    std::memcpy(v.data(), bytes.data(), bytes.size());
-    const auto n = std::size_t(v[0]);
-    start_size_ = v[1];
-    cells.assign(n, {});
-    std::size_t at = 3;
-    for (auto& c : cells) {
-      for (auto& x : c.position) x = v[at++];
-      for (auto& x : c.orientation) x = v[at++];
-    }
-    seed_velocity_.assign(v.begin() + std::ptrdiff_t(at), v.begin() + std::ptrdiff_t(at + std::size_t(v[2])));
   }
 
   std::vector<CellPlacement> place_randomly(SetupStage& st, const mesh::SparseMesh& pm, const mesh::TileMaps& tiles,
@@ -420,59 +360,6 @@ class Cells {
       log::info(str("rbc: the cells fit only at ", fmt_g(start_size_, 2), " of their size; they grow to full size over ",
                     "the first ", growth_steps_, " steps (rbc.growth_steps)"));
     if (start_size_ < 1.0 && growth_steps_ == 0) start_size_ = 1.0;
-    return cells;
-  }
-
-  /// /position (N x 3, m) and /orientation (N x 4, w x y z) or /axis (N x 3).
-  std::vector<CellPlacement> read_seed_file(SetupStage& st, const mesh::SparseMesh& pm, const std::string& file) {
-    const io::hdf5::Quiet quiet;
-    const io::hdf5::Input in(file, "a red blood cell seed file (rbc.seed_file)");
-    const auto shape = in.shape("position");
-    if (shape.dims.size() != 2 || shape.dims[1] != 3)
-      st.config.fail("rbc.seed_file", str(file, ": /position must be an N x 3 array of centres in m"));
-    const std::size_t n = shape.dims[0];
-    std::vector<double> pos(3 * n);
-    in.read("position", H5T_NATIVE_DOUBLE, pos.data());
-    std::vector<double> q(4 * n, 0.0);
-    auto check_rows = [&](const char* name, std::size_t columns) {
-      const auto s = in.shape(name);
-      if (s.dims.size() != 2 || s.dims[0] != n || s.dims[1] != columns)
-        st.config.fail("rbc.seed_file", str(file, ": /", name, " must be an N x ", columns, " array with N = ", n,
-                                            " (the rows of /position)"));
-    };
-    if (in.has_dataset("orientation")) {
-      check_rows("orientation", 4);
-      in.read("orientation", H5T_NATIVE_DOUBLE, q.data());
-    } else if (in.has_dataset("axis")) {
-      check_rows("axis", 3);
-      std::vector<double> axis(3 * n);
-      in.read("axis", H5T_NATIVE_DOUBLE, axis.data());
-      for (std::size_t c = 0; c < n; ++c) {
-        // The shortest rotation taking e3 to the axis.
-        V a{axis[3 * c], axis[3 * c + 1], axis[3 * c + 2]};
-        const double len = std::sqrt(phys::dot(a, a));
-        if (!(len > 0)) st.config.fail("rbc.seed_file", str(file, ": /axis of cell ", c, " is zero"));
-        a = (1.0 / len) * a;
-        const V e3{0, 0, 1}, k = phys::cross(e3, a);
-        const double s = std::sqrt(phys::dot(k, k)), angle = std::atan2(s, a.z);
-        const V turn = s > 0 ? (angle / s) * k : V{angle, 0, 0};
-        const auto r = phys::rotation(turn);
-        q[4 * c] = r.w, q[4 * c + 1] = r.x, q[4 * c + 2] = r.y, q[4 * c + 3] = r.z;
-      }
-    } else {
-      for (std::size_t c = 0; c < n; ++c) q[4 * c] = 1.0;
-    }
-    if (in.has_dataset("velocity")) {
-      check_rows("velocity", 3);
-      seed_velocity_.resize(3 * n);
-      in.read("velocity", H5T_NATIVE_DOUBLE, seed_velocity_.data());
-    }
-    std::vector<CellPlacement> cells(n);
-    for (std::size_t c = 0; c < n; ++c) {
-      for (int a = 0; a < 3; ++a) cells[c].position[a] = (pos[3 * c + a] - pm.origin[a]) / pm.dx - 0.5;
-      const auto u = phys::normalized(phys::Quaternion<double>{q[4 * c], q[4 * c + 1], q[4 * c + 2], q[4 * c + 3]});
-      cells[c].orientation = {u.w, u.x, u.y, u.z};
-    }
     return cells;
   }
 

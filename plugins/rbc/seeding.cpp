@@ -1,9 +1,13 @@
 #include "plugins/rbc/seeding.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "core/common/text.hpp"
+#include "core/io/hdf5_file.hpp"
+#include "physics/rigid_body.hpp"
 
 namespace hemo::rbc {
 
@@ -152,4 +156,109 @@ std::vector<std::string> placement_problems(const std::vector<CellPlacement>& ce
   return problems;
 }
 
+mesh::SparseMesh placement_mesh(comm::Communicator& comm, const mesh::SparseMesh& mesh) {
+  const std::uint32_t n = mesh.num_nodes;
+  std::vector<std::int32_t> ijk(3 * std::size_t(n));
+  for (std::uint32_t i = 0; i < n; ++i) ijk[3 * i] = mesh.i[i], ijk[3 * i + 1] = mesh.j[i], ijk[3 * i + 2] = mesh.k[i];
+  const auto all = comm.gather<std::int32_t>(ijk, 0);
+  mesh::SparseMesh m;
+  m.dims = mesh.dims;
+  m.origin = mesh.origin;
+  m.dx = mesh.dx;
+  m.periodic = mesh.periodic;
+  if (comm.rank() != 0) return m;
+  const std::size_t total = all.size() / 3;
+  std::vector<std::uint64_t> voxel(total);
+  std::vector<std::uint32_t> order(total);
+  for (std::size_t v = 0; v < total; ++v) {
+    voxel[v] = std::uint64_t(all[3 * v]) + std::uint64_t(m.dims[0]) * (std::uint64_t(all[3 * v + 1]) +
+                                                                      std::uint64_t(m.dims[1]) * std::uint64_t(all[3 * v + 2]));
+    order[v] = std::uint32_t(v);
+  }
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return voxel[a] < voxel[b]; });
+  m.num_nodes = std::uint32_t(total);
+  m.i.resize(total), m.j.resize(total), m.k.resize(total);
+  for (std::size_t v = 0; v < total; ++v)
+    m.i[v] = all[3 * order[v]], m.j[v] = all[3 * order[v] + 1], m.k[v] = all[3 * order[v] + 2];
+  return m;
+}
+void broadcast_seed(comm::Communicator& comm, std::vector<CellPlacement>& cells, double& start_size,
+                    std::vector<double>& velocities) {
+  if (comm.size() == 1) return;
+  std::vector<double> v;
+  if (comm.rank() == 0) {
+    v = {double(cells.size()), start_size, double(velocities.size())};
+    for (const auto& c : cells) {
+      v.insert(v.end(), c.position.begin(), c.position.end());
+      v.insert(v.end(), c.orientation.begin(), c.orientation.end());
+    }
+    v.insert(v.end(), velocities.begin(), velocities.end());
+  }
+  std::vector<unsigned char> bytes(v.size() * sizeof(double));
+  if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
+  comm.broadcast(bytes, 0);
+  v.resize(bytes.size() / sizeof(double));
+  std::memcpy(v.data(), bytes.data(), bytes.size());
+  const auto n = std::size_t(v[0]);
+  start_size = v[1];
+  cells.assign(n, {});
+  std::size_t at = 3;
+  for (auto& c : cells) {
+    for (auto& x : c.position) x = v[at++];
+    for (auto& x : c.orientation) x = v[at++];
+  }
+  velocities.assign(v.begin() + std::ptrdiff_t(at), v.begin() + std::ptrdiff_t(at + std::size_t(v[2])));
+}
+std::vector<CellPlacement> read_seed_file(const config::Config& config, const mesh::SparseMesh& pm, const std::string& file,
+                                          std::vector<double>& velocities) {
+  const io::hdf5::Quiet quiet;
+  const io::hdf5::Input in(file, "a red blood cell seed file (rbc.seed_file)");
+  const auto shape = in.shape("position");
+  if (shape.dims.size() != 2 || shape.dims[1] != 3)
+    config.fail("rbc.seed_file", str(file, ": /position must be an N x 3 array of centres in m"));
+  const std::size_t n = shape.dims[0];
+  std::vector<double> pos(3 * n);
+  in.read("position", H5T_NATIVE_DOUBLE, pos.data());
+  std::vector<double> q(4 * n, 0.0);
+  auto check_rows = [&](const char* name, std::size_t columns) {
+    const auto s = in.shape(name);
+    if (s.dims.size() != 2 || s.dims[0] != n || s.dims[1] != columns)
+      config.fail("rbc.seed_file", str(file, ": /", name, " must be an N x ", columns, " array with N = ", n,
+                                          " (the rows of /position)"));
+  };
+  if (in.has_dataset("orientation")) {
+    check_rows("orientation", 4);
+    in.read("orientation", H5T_NATIVE_DOUBLE, q.data());
+  } else if (in.has_dataset("axis")) {
+    check_rows("axis", 3);
+    std::vector<double> axis(3 * n);
+    in.read("axis", H5T_NATIVE_DOUBLE, axis.data());
+    for (std::size_t c = 0; c < n; ++c) {
+      // The shortest rotation taking e3 to the axis.
+      V a{axis[3 * c], axis[3 * c + 1], axis[3 * c + 2]};
+      const double len = std::sqrt(phys::dot(a, a));
+      if (!(len > 0)) config.fail("rbc.seed_file", str(file, ": /axis of cell ", c, " is zero"));
+      a = (1.0 / len) * a;
+      const V e3{0, 0, 1}, k = phys::cross(e3, a);
+      const double s = std::sqrt(phys::dot(k, k)), angle = std::atan2(s, a.z);
+      const V turn = s > 0 ? (angle / s) * k : V{angle, 0, 0};
+      const auto r = phys::rotation(turn);
+      q[4 * c] = r.w, q[4 * c + 1] = r.x, q[4 * c + 2] = r.y, q[4 * c + 3] = r.z;
+    }
+  } else {
+    for (std::size_t c = 0; c < n; ++c) q[4 * c] = 1.0;
+  }
+  if (in.has_dataset("velocity")) {
+    check_rows("velocity", 3);
+    velocities.resize(3 * n);
+    in.read("velocity", H5T_NATIVE_DOUBLE, velocities.data());
+  }
+  std::vector<CellPlacement> cells(n);
+  for (std::size_t c = 0; c < n; ++c) {
+    for (int a = 0; a < 3; ++a) cells[c].position[a] = (pos[3 * c + a] - pm.origin[a]) / pm.dx - 0.5;
+    const auto u = phys::normalized(phys::Quaternion<double>{q[4 * c], q[4 * c + 1], q[4 * c + 2], q[4 * c + 3]});
+    cells[c].orientation = {u.w, u.x, u.y, u.z};
+  }
+  return cells;
+}
 }  // namespace hemo::rbc

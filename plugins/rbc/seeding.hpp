@@ -2,7 +2,9 @@
 // Where the cells start: placed at random at a target haematocrit, or read from an HDF5
 // file, and checked either way (no two cells' contact ellipsoids overlap, no cell's
 // surface closer to a wall site than the wall's range, every centre in the fluid).
-// Host only; lattice units (node (i, j, k) at the point (i, j, k)).
+// On many ranks the placement runs on rank 0 over every fluid voxel (placement_mesh) and
+// the result is broadcast (broadcast_seed). Host only; lattice units (node (i, j, k) at
+// the point (i, j, k)).
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -10,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/comm/communicator.hpp"
+#include "core/config/config.hpp"
 #include "core/mesh/sparse_mesh.hpp"
 #include "core/mesh/tile_maps.hpp"
 #include "plugins/rbc/kernels.hpp"
@@ -56,5 +60,22 @@ std::string describe_point(const mesh::SparseMesh& mesh, double x, double y, dou
 std::vector<std::string> placement_problems(const std::vector<CellPlacement>& cells, const mesh::SparseMesh& mesh,
                                             const mesh::TileMaps& tiles, const CellModel<double>& model,
                                             std::size_t limit = 10);
+
+/// Every fluid voxel of the vessel in ascending voxel index, as a mesh of coordinates only
+/// (no neighbour table), on rank 0, gathered from every rank's owned nodes (empty
+/// elsewhere; a collective): where the cells are placed, so that the placement is the
+/// same on any rank count and for any node order.
+mesh::SparseMesh placement_mesh(comm::Communicator& comm, const mesh::SparseMesh& mesh);
+
+/// Rank 0's cells, start size and seed velocities (3 per cell, or none) on every rank
+/// (a collective).
+void broadcast_seed(comm::Communicator& comm, std::vector<CellPlacement>& cells, double& start_size,
+                    std::vector<double>& velocities);
+
+/// The cells of a seed file: /position (N x 3, m) and /orientation (N x 4, w x y z) or
+/// /axis (N x 3) (else the symmetry axis along z); /velocity (N x 3, m/s) into
+/// `velocities` where given. A malformed file fails rbc.seed_file naming the dataset.
+std::vector<CellPlacement> read_seed_file(const config::Config& config, const mesh::SparseMesh& pm, const std::string& file,
+                                          std::vector<double>& velocities);
 
 }  // namespace hemo::rbc
