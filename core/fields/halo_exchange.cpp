@@ -22,16 +22,10 @@ exec::RowList rows_of(HaloRows which, int components, std::uint32_t directions) 
   return r;
 }
 
-void release(unsigned char* b, exec::Space space) {
-  if (!b) return;
-  if (space == exec::Space::cuda) exec::cuda::release_pinned(b);
-  else std::free(b);
-}
-
 }  // namespace
 
 HaloExchange::HaloExchange(comm::Communicator& comm, const mesh::SparseMesh& mesh, exec::Space space)
-    : comm_(comm), mesh_(mesh), space_(space) {
+    : comm_(comm), mesh_(mesh), space_(space), send_host_(space), receive_host_(space) {
   for (const mesh::HaloNeighbour& h : mesh.halo) {
     Peer p;
     p.rank = h.rank;
@@ -54,24 +48,13 @@ HaloExchange::~HaloExchange() {
     }
   }
   download_.reset();
-  release(send_host_, space_);
-  release(receive_host_, space_);
 }
 
 void HaloExchange::reserve(std::size_t send_bytes, std::size_t receive_bytes) {
-  auto grow = [&](unsigned char*& b, std::size_t& capacity, std::size_t bytes) {
-    if (bytes <= capacity) return;
-    release(b, space_);
-    b = static_cast<unsigned char*>(space_ == exec::Space::cuda ? exec::cuda::allocate_pinned(bytes)
-                                                                 : std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-    if (!b) throw std::bad_alloc();
-    capacity = bytes;
-  };
-  const std::size_t old_send = send_capacity_;
-  grow(send_host_, send_capacity_, send_bytes);
-  grow(receive_host_, receive_capacity_, receive_bytes);
-  if (space_ == exec::Space::cuda && send_capacity_ != old_send)
-    send_device_ = exec::DeviceArray<unsigned char>(space_, send_capacity_);
+  send_host_.resize(send_bytes);
+  receive_host_.resize(receive_bytes);
+  if (space_ == exec::Space::cuda && send_device_.size() < send_bytes)
+    send_device_ = exec::DeviceArray<unsigned char>(space_, send_bytes + send_bytes / 2);
 }
 
 void HaloExchange::post() {
@@ -96,7 +79,7 @@ void HaloExchange::start(Field<T>& field, HaloRows which) {
   reserve(send_bytes, receive_bytes);
   send_bytes_ = send_bytes;
   last_bytes_sent_ = send_bytes;
-  unsigned char* packed = space_ == exec::Space::cuda ? send_device_.data() : send_host_;
+  unsigned char* packed = space_ == exec::Space::cuda ? send_device_.data() : send_host_.data();
   for (Peer& p : peers_) {
     const exec::GatherRows<T> pack{field.data(), field.stride(), p.send_rows, p.send_nodes.data(), p.sends,
                                    reinterpret_cast<T*>(packed + p.send_offset)};
@@ -105,14 +88,14 @@ void HaloExchange::start(Field<T>& field, HaloRows which) {
   sends_.clear();
   receives_.clear();
   for (Peer& p : peers_) {
-    sends_.push_back({p.rank, 0, {send_host_ + p.send_offset, std::size_t(p.send_rows.count) * p.sends * sizeof(T)}});
+    sends_.push_back({p.rank, 0, {send_host_.bytes() + p.send_offset, std::size_t(p.send_rows.count) * p.sends * sizeof(T)}});
     receives_.push_back(
-        {p.rank, 0, {receive_host_ + p.receive_offset, std::size_t(p.receive_rows.count) * p.receives * sizeof(T)}});
+        {p.rank, 0, {receive_host_.bytes() + p.receive_offset, std::size_t(p.receive_rows.count) * p.receives * sizeof(T)}});
   }
   in_flight_ = true;
   if (space_ == exec::Space::cuda) {
     // On a copy stream, after the packing kernel; the caller goes on queueing the interior.
-    download_->copy(send_host_, send_device_.data(), send_bytes);
+    download_->copy(send_host_.data(), send_device_.data(), send_bytes);
   } else {
     post();
   }
@@ -148,7 +131,7 @@ void HaloExchange::finish(Field<T>& field) {
   // The halo nodes of one peer are contiguous: each row is one copy.
   const auto t0 = clock::now();
   for (const Peer& p : peers_) {
-    const T* in = reinterpret_cast<const T*>(receive_host_ + p.receive_offset);
+    const T* in = reinterpret_cast<const T*>(receive_host_.bytes() + p.receive_offset);
     for (int r = 0; r < p.receive_rows.count; ++r) {
       T* dst = field.component(p.receive_rows.row[r]) + p.receive_begin;
       const T* src = in + std::size_t(r) * p.receives;

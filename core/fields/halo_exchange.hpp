@@ -73,10 +73,8 @@ class HaloExchange {
   const mesh::SparseMesh& mesh_;
   exec::Space space_;
   std::vector<Peer> peers_;
-  std::size_t send_capacity_ = 0, receive_capacity_ = 0;  // bytes of the buffers now
   std::size_t send_bytes_ = 0;                     // of the exchange in flight
-  unsigned char* send_host_ = nullptr;             // pinned on CUDA
-  unsigned char* receive_host_ = nullptr;
+  exec::HostBuffer<unsigned char> send_host_, receive_host_;  // pinned on CUDA
   exec::DeviceArray<unsigned char> send_device_;   // CUDA: packed values before the download
   std::unique_ptr<exec::cuda::AsyncDownload> download_;
   std::vector<comm::Message> sends_, receives_;

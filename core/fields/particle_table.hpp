@@ -344,28 +344,6 @@ class ParticleTable {
                               " packed bytes are not a whole number of particles of " + std::to_string(per) + " bytes");
     return packed.size() / per;
   }
-  /// One packed buffer of chosen particles of several: picks[i] = (buffer, particle) in
-  /// the order wanted. How a rank puts the ghosts it keeps from several peers in order.
-  std::vector<unsigned char> pick_packed(std::span<const std::vector<unsigned char>> buffers,
-                                         std::span<const std::pair<std::uint32_t, std::uint32_t>> picks) const {
-    std::vector<std::size_t> count(buffers.size());
-    for (std::size_t b = 0; b < buffers.size(); ++b) count[b] = packed_count(buffers[b]);
-    std::vector<unsigned char> out(picks.size() * packed_bytes());
-    std::vector<std::size_t> offset(buffers.size(), 0);  // of the current column in each buffer
-    std::size_t at = 0;
-    for (const auto& name : order_)
-      if (const auto& col = columns_.at(name); col->restart_state()) {
-        const std::size_t e = col->entry_bytes();
-        for (int c = 0; c < col->components(); ++c)
-          for (const auto& [b, i] : picks) {
-            std::memcpy(out.data() + at, buffers[b].data() + offset[b] + (std::size_t(c) * count[b] + i) * e, e);
-            at += e;
-          }
-        for (std::size_t b = 0; b < buffers.size(); ++b) offset[b] += count[b] * e * std::size_t(col->components());
-      }
-    return out;
-  }
-
  private:
   /// pack's and append's buffer in the table's memory, grown as needed (by half again).
   unsigned char* staging_for(std::size_t bytes) {

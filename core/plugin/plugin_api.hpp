@@ -25,7 +25,7 @@
 namespace hemo {
 
 /// Bumped whenever this header, or a type it exposes, changes layout or meaning.
-inline constexpr int plugin_abi_version = 11;  // 11: ParticleColumnBase gather_to/set_entries_from
+inline constexpr int plugin_abi_version = 12;  // 12: HaloExchange staging in exec::HostBuffer
 
 /// A velocity a plugin imposes, for the Mach and Reynolds numbers, with the length that
 /// goes with it where the plugin knows one (a velocity inlet: its diameter). When this

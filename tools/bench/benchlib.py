@@ -26,6 +26,15 @@ def write_json(docs, name, data):
         f.write("\n")
 
 
+def publish(docs, stem, result, lines):
+    """docs/STEM.json and docs/STEM.md with --docs; without, the page to stdout."""
+    if docs:
+        write_json(docs, stem + ".json", result)
+        write_page(docs, stem + ".md", lines)
+    else:
+        print("\n".join(lines))
+
+
 def write_page(docs, name, lines):
     """docs/NAME from its lines, also printed."""
     text = "\n".join(lines)

@@ -30,7 +30,7 @@ import sys
 
 import numpy as np
 
-from benchlib import ROOT, commit, write_json, write_page
+from benchlib import ROOT, commit, publish
 
 CASES = [  # label, case, extra arguments (coarse enough for the CPU)
     ("Poiseuille pipe, 1500 steps", "cases/poiseuille_pipe.toml", ["--steps", "1500"]),
@@ -134,11 +134,7 @@ def main():
             L.append(f"| {r['label']} | {r['nodes']:,} | {r['max_h']:.2e} | {r['median_h']:.2e} | "
                      f"{100 * r['subnormal_half']:.0f}% | {name} | {m['rho_max']:.1e} | {m['u_max_rel']:.1e} | "
                      f"{m['u_rms_rel']:.1e} |")
-    if a.docs:
-        write_json(a.docs, "fp16_storage.json", result)
-        write_page(a.docs, "fp16_storage.md", L)
-    else:
-        print("\n".join(L))
+    publish(a.docs, "fp16_storage", result, L)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ import tomllib
 
 import numpy as np
 
-from benchlib import ROOT, commit, write_json, write_page
+from benchlib import ROOT, commit, publish
 
 Q = 19
 GEOMETRIES = [  # label, case
@@ -166,12 +166,7 @@ def main():
               ", ".join(f"{b}^3 {f:.3f}" for b, f in fills.items()), flush=True)
         result["geometries"].append({"label": label, "case": case, "fluid": fluid, "q": q, "bricks": bricks,
                                      "fill": {str(b): f for b, f in fills.items()}, "counts": counts(q, fills)})
-    lines = page(result, a.bandwidth)
-    if a.docs:
-        write_json(a.docs, "layouts.json", result)
-        write_page(a.docs, "layouts.md", lines)
-    else:
-        print("\n".join(lines))
+    publish(a.docs, "layouts", result, page(result, a.bandwidth))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import subprocess
 import sys
 import time
 
-from benchlib import ROOT, commit, sparse_bytes, write_json, write_page
+from benchlib import ROOT, commit, publish, sparse_bytes
 
 ACTIONS = {  # what each action is, in the order of a step
     "lb_bgk.streamed_velocity": "coupling (the plasma's velocity from the populations streaming in at the start of the step, which the kick reads)",
@@ -246,12 +246,7 @@ def scaling_page(a, result):
 def emit(a, result, baseline):
     """The page and the JSON into --docs, or the page to stdout."""
     result["baseline"] = baseline
-    lines = page(a, result, baseline)
-    if a.docs:
-        write_json(a.docs, "rbc_performance.json", result)
-        write_page(a.docs, "rbc_performance.md", lines)
-    else:
-        print("\n".join(lines))
+    publish(a.docs, "rbc_performance", result, page(a, result, baseline))
 
 
 def main():
@@ -278,12 +273,7 @@ def main():
             t = timing(a, 100e-6, length, n)
             print(json.dumps({k: v for k, v in t.items() if k != "log_tail"}, indent=1), flush=True)
             result["runs"].append(t)
-        lines = scaling_page(a, result)
-        if a.docs:
-            write_json(a.docs, "rbc_scaling.json", result)
-            write_page(a.docs, "rbc_scaling.md", lines)
-        else:
-            print("\n".join(lines))
+        publish(a.docs, "rbc_scaling", result, scaling_page(a, result))
         return
     baseline = None
     if a.baseline:
