@@ -60,9 +60,9 @@ class ParticleColumnBase {
   /// stage every column in one buffer and cross to the host in one copy.
   virtual void gather_to(const std::uint32_t* rows, std::size_t n, unsigned char* out) = 0;
   virtual void set_entries_from(std::size_t first, std::size_t n, const unsigned char* in) = 0;
-  /// Entry i of every component becomes the old entry order[i], for i < n (`order` in
-  /// the column's memory, a permutation of [0, n) or a selection from [0, size)).
-  virtual void permute(const std::uint32_t* order, std::size_t n) = 0;
+  /// Entry first + i of every component becomes the old entry order[i], for i < n
+  /// (`order` in the column's memory); the entries before `first` stay as they are.
+  virtual void permute(const std::uint32_t* order, std::size_t n, std::size_t first) = 0;
 
  private:
   std::string name_, description_;
@@ -129,10 +129,15 @@ class ParticleColumn final : public ParticleColumnBase {
     spare_ = exec::DeviceArray<T>();
     capacity_ = capacity;
   }
-  void permute(const std::uint32_t* order, std::size_t n) override {
+  void permute(const std::uint32_t* order, std::size_t n, std::size_t first) override {
     if (n == 0) return;
-    gather_into_spare(order, n);
-    data_.swap(spare_);
+    gather_into_spare(order, n, first);
+    if (first == 0) {
+      data_.swap(spare_);
+      return;
+    }
+    for (int c = 0; c < components(); ++c)
+      move(component(c) + first, spare_.data() + std::size_t(c) * capacity_ + first, n * sizeof(T));
   }
   std::size_t entry_bytes() const override { return sizeof(T); }
   void gather_to(const std::uint32_t* rows, std::size_t n, unsigned char* out) override {
@@ -157,8 +162,8 @@ class ParticleColumn final : public ParticleColumnBase {
   }
 
  private:
-  /// spare_'s entry i of every component = entry order[i], for i < n.
-  void gather_into_spare(const std::uint32_t* order, std::size_t n) {
+  /// spare_'s entry first + i of every component = entry order[i], for i < n.
+  void gather_into_spare(const std::uint32_t* order, std::size_t n, std::size_t first = 0) {
     if (spare_.size() != data_.size()) {
       spare_ = exec::DeviceArray<T>(data_.space(), data_.size());
       spare_.zero();
@@ -166,7 +171,8 @@ class ParticleColumn final : public ParticleColumnBase {
     exec::RowList rows;
     for (int c = 0; c < components(); ++c) rows.add(c);
     exec::for_each(data_.space(), {0, std::uint32_t(n * std::size_t(components()))},
-                   exec::GatherRows<T>{data_.data(), capacity_, rows, order, std::uint32_t(n), spare_.data(), capacity_},
+                   exec::GatherRows<T>{data_.data(), capacity_, rows, order, std::uint32_t(n), spare_.data() + first,
+                                       capacity_},
                    "particle_column_gather");
   }
   /// Bytes within the column's memory space (asynchronous on CUDA).
@@ -264,12 +270,14 @@ class ParticleTable {
   /// column (the state a particle carries from step to step; the other columns hold what a
   /// step computes before it reads it, and are left as they are); then n particles.
   /// `order` lives in the table's memory: a permutation of [0, size()), or with n < size()
-  /// the particles to keep (the rest are dropped).
-  void permute(const std::uint32_t* order, std::size_t n) {
-    if (n > size_) throw std::logic_error("particle table '" + name_ + "': permute to more particles than it holds");
+  /// the particles to keep (the rest are dropped). With `first`, only the particles from
+  /// `first` on are reordered (order[i] >= first): particle first + i becomes the old
+  /// order[i]; the first `first` stay where they are; then first + n particles.
+  void permute(const std::uint32_t* order, std::size_t n, std::size_t first = 0) {
+    if (first + n > size_) throw std::logic_error("particle table '" + name_ + "': permute to more particles than it holds");
     for (auto& [name, c] : columns_)
-      if (c->restart_state()) c->permute(order, n);
-    size_ = n;
+      if (c->restart_state()) c->permute(order, n, first);
+    size_ = first + n;
   }
 
   /// Bytes a particle's restart-state columns take when packed.

@@ -21,5 +21,4 @@ HEMO_INSTANTIATE_HOST(hemo::rbc::AssignGhostTiles<float>);
 HEMO_INSTANTIATE_HOST(hemo::rbc::AssignGhostTiles<double>);
 HEMO_INSTANTIATE_HOST(hemo::rbc::GatherGhostRecords<float>);
 HEMO_INSTANTIATE_HOST(hemo::rbc::GatherGhostRecords<double>);
-HEMO_INSTANTIATE_HOST(hemo::rbc::Iota);
 HEMO_INSTANTIATE_HOST(hemo::rbc::ShiftedCopy);

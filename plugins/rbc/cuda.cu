@@ -21,5 +21,4 @@ HEMO_INSTANTIATE_CUDA(hemo::rbc::AssignGhostTiles<float>);
 HEMO_INSTANTIATE_CUDA(hemo::rbc::AssignGhostTiles<double>);
 HEMO_INSTANTIATE_CUDA(hemo::rbc::GatherGhostRecords<float>);
 HEMO_INSTANTIATE_CUDA(hemo::rbc::GatherGhostRecords<double>);
-HEMO_INSTANTIATE_CUDA(hemo::rbc::Iota);
 HEMO_INSTANTIATE_CUDA(hemo::rbc::ShiftedCopy);

@@ -218,7 +218,7 @@ struct AssignTiles {
     const std::int32_t t = tiles.tile_of_point(x.x, x.y, x.z);
     std::uint32_t k = (t < 0 || tile_owner[t] < 0) ? invalid_tile : std::uint32_t(t);
     if (sink && k < tiles.num_mapped()) {
-      std::int64_t v[3];
+      std::int64_t v[3] = {0, 0, 0};  // set: a centre in a mapped tile has a voxel
       mesh::TileView::voxel_of_point(x.x, x.y, x.z, v);
       for (int a = 0; a < 3; ++a) tiles.wrap_voxel(v[a], a);
       if (sink[std::int64_t(k) * tiles.tile_volume() + tiles.local_index(v[0], v[1], v[2])]) k = invalid_tile + 1;
@@ -257,12 +257,6 @@ struct AssignGhostTiles {
     key[i] = k;
     order[i] = i;
   }
-};
-
-/// out[i] = i: the rows that stay where they are in a permutation.
-struct Iota {
-  std::uint32_t* out;
-  HEMO_HD void operator()(std::uint32_t i) const { out[i] = i; }
 };
 
 /// to[i] = from[i] + add: the ghosts' tile ranges (counted from the first ghost) as rows.

@@ -797,8 +797,7 @@ class Cells {
                    "rbc::order_ghost_tiles_by_id");
     exec::for_each(space_, {mapped, tiles + 1}, ShiftedCopy{ghost_first_.data(), tile_first_.data(), owned_},
                    "rbc::ghost_tile_first");
-    exec::for_each(space_, {0, owned_}, Iota{order}, "rbc::iota");
-    table_->permute(order, owned_ + ends[0]);
+    table_->permute(order + owned_, ends[0], owned_);  // the ghost rows only
     records_.resize_at_least(space_, count());
   }
 

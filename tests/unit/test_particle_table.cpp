@@ -42,6 +42,20 @@ TEST_CASE("particle table: growth keeps particles; permute moves the restart-sta
   CHECK(t.get<double>("energy").component(0)[0] == -1.0);  // scratch: left as it was
 }
 
+TEST_CASE("particle table: permute from a first row reorders the rows after it and keeps those before") {
+  ParticleTable t = make(6, 100);
+  const std::vector<std::uint32_t> tail{5, 3};  // rows 2.. become the old rows 5 and 3; 2 and 4 dropped
+  t.permute(tail.data(), tail.size(), 2);
+  REQUIRE(t.size() == 4);
+  const std::uint32_t* id = t.get<std::uint32_t>("id").component(0);
+  CHECK(id[0] == 100);
+  CHECK(id[1] == 101);
+  CHECK(id[2] == 105);
+  CHECK(id[3] == 103);
+  CHECK(t.get<float>("position").component(2)[2] == 25.0f);
+  CHECK_THROWS_AS(t.permute(tail.data(), 3, 2), std::logic_error);  // past the particles held
+}
+
 TEST_CASE("particle table: pack and append carry chosen particles' restart state into another table") {
   ParticleTable from = make(6, 0), to = make(2, 50);
   CHECK(from.packed_bytes() == 3 * sizeof(float) + sizeof(std::uint32_t));
