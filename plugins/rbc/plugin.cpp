@@ -654,7 +654,8 @@ class Cells {
         table_->permute(order, r.staying);
         for (const auto& bytes : arrivals) table_->append(bytes);
         r = sort_rows(ctx);
-        if (r.migrating_end > r.staying) report_misrouted(r);
+        if (r.migrating_end > r.staying)  // check_arrivals let only cells of this rank's tiles in
+          throw std::logic_error("rbc: a cell bound for another rank after the arrivals were sorted in");
       }
     }
     // The cells' rows into (tile, id) order, the leaving ones dropped: a tile's cells are
@@ -844,18 +845,6 @@ class Cells {
                               describe_point(*mesh_, double(x[first]), double(y[first]), double(z[first])),
                               " (walls too soft for the flow: raise rbc.wall_energy, or lower the time step)"),
                           ctx.step, -1);
-  }
-
-  /// A cell that arrived from another rank whose tile this rank does not hold.
-  [[noreturn]] void report_misrouted(const SortedRows& r) {
-    const std::uint32_t n = count(), first = to_host(table_->get<std::uint32_t>("order").data() + r.staying, 1)[0];
-    const auto key = to_host(table_->get<std::uint32_t>("tile_key").data() + r.staying, 1)[0];
-    const auto& pos = table_->get<Real>("position");
-    const auto x = pos.component_to_host(0, n), y = pos.component_to_host(1, n), z = pos.component_to_host(2, n);
-    const auto ids = table_->get<std::uint32_t>("id").component_to_host(0, n);
-    throw std::runtime_error(str("rbc: rank ", comm_->rank(), " received cell id ", ids[first], " at ",
-                                 describe_point(*mesh_, double(x[first]), double(y[first]), double(z[first])),
-                                 " from another rank, but its tile belongs to rank ", tiles_.tile_owner[key]));
   }
 
   /// A cell moved a tile or more in the last step (CellDrift): the time step is too large
