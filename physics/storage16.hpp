@@ -6,8 +6,8 @@
 //   exponent field 0              subnormal: (-1)^s 2^(min_exp - M) m
 //   exponent field 2^E - 1        infinity (m = 0) or NaN (m != 0)
 // so that a diverging run still shows NaN and infinity to the checks that look for them.
-// Encoding rounds to nearest, ties to even (IEEE 754 roundTiesToEven), in integer
-// arithmetic on the float's bits: the same bits on the host and on a CUDA device.
+// Encoding rounds to nearest, ties to even (IEEE 754 roundTiesToEven), by exact float
+// scaling and one integer step on the float's bits: the same bits on host and device.
 //   Fp16  = IEEE binary16 (E 5, M 10, smallest normal 2^-14 = 6.1e-5, largest 65504),
 //           FluidX3D's FP16S storage of f - w;
 //   E4m11 = E 4, M 11 (one bit more precision), smallest normal 2^-12 = 2.4e-4, largest
@@ -46,46 +46,96 @@ struct Format16 {
   static_assert(1 + ExpBits + ManBits == 16, "a 16-bit format: sign, exponent and mantissa bits");
   static constexpr std::uint32_t top = (1u << ExpBits) - 1;  // the exponent field of inf and NaN
   static constexpr std::uint32_t man_mask = (1u << ManBits) - 1;
+  static constexpr std::uint32_t inf_code = top << ManBits;
+  static constexpr int shift = 23 - ManBits;  // float mantissa bits below the format's last
+
+  // Both conversions place the format's exponent and mantissa fields on a float's, which
+  // is exact: for a normal code, the fields shifted into a float's and the exponent moved
+  // by a constant (an integer addition on the bits) are its value; a subnormal code's
+  // mantissa m is an integer, and its value m 2^(MinExp - ManBits) one exact product.
+  // Rounding is one integer step on the float's bits. No floating-point operation touches
+  // a float subnormal (x86 takes a slow path for those), no table, and the same IEEE
+  // operations on host and device.
 
   /// The code of x, rounded to nearest, ties to even; beyond the largest finite value:
   /// infinity; NaN: a quiet NaN; below half the smallest subnormal: a signed zero.
   HEMO_HD static std::uint16_t encode(float x) {
     const std::uint32_t b = float_bits(x);
-    const std::uint32_t sign = (b >> 16) & 0x8000u;
-    const int exp8 = int((b >> 23) & 0xffu);
-    const std::uint32_t man = b & 0x7fffffu;
-    if (exp8 == 255) return std::uint16_t(sign | (top << ManBits) | (man ? (1u << (ManBits - 1)) : 0u));
-    if (exp8 == 0) return std::uint16_t(sign);  // zero, or a float subnormal (< 1.2e-38)
-    // x = sig 2^(E - 23) with the 24-bit significand sig; the format's biased exponent e.
-    const int E = exp8 - 127, e = E - MinExp + 1;
-    const std::uint32_t sig = man | 0x800000u;
-    const int shift = (23 - ManBits) + (e >= 1 ? 0 : 1 - e);  // bits of sig below the format's last
-    if (shift > 24) return std::uint16_t(sign);                // less than half the smallest subnormal
-    std::uint32_t q = sig >> shift;
-    const std::uint32_t rest = sig & ((1u << shift) - 1u), half = 1u << (shift - 1);
-    if (rest > half || (rest == half && (q & 1u))) ++q;
-    // Normal: q holds the implicit bit at ManBits, which adds the 1 to the exponent field
-    // (and a carry out of the mantissa moves up one binade by itself); subnormal: q is m.
-    const std::uint32_t code = e >= 1 ? (std::uint32_t(e - 1) << ManBits) + q : q;
-    if (code >= (top << ManBits)) return std::uint16_t(sign | (top << ManBits));  // overflow
-    return std::uint16_t(sign | code);
+    const std::uint32_t sign = (b >> 16) & 0x8000u, abs_bits = b & 0x7fffffffu;
+    const float a = bits_float(abs_bits);
+    if (!(a == a)) return std::uint16_t(sign | inf_code | (1u << (ManBits - 1)));  // NaN
+    std::uint32_t mag;
+    if (a >= smallest_normal()) {
+      // A normal code: the float's exponent field moved down by 126 + MinExp is the
+      // code's (>= 1 here); round the mantissa to ManBits bits, nearest even. A carry moves
+      // to the next binade, or to the infinity code, by itself.
+      const std::uint32_t y = abs_bits - (std::uint32_t(126 + MinExp) << 23);
+      mag = (y + ((1u << (shift - 1)) - 1u) + ((y >> shift) & 1u)) >> shift;
+      if (mag > inf_code) mag = inf_code;
+    } else {
+      // A subnormal code m: a / 2^(MinExp - ManBits) (exact, < 2^ManBits) rounded to the
+      // nearest integer, ties to even; 2^ManBits is the smallest normal code.
+      mag = std::uint32_t(round_to_int(a * subnormal_scale()));
+    }
+    return std::uint16_t(sign | mag);
   }
 
   /// The value of a code (exact in float).
   HEMO_HD static float decode(std::uint16_t c) {
-    const std::uint32_t sign = (std::uint32_t(c) & 0x8000u) << 16;
-    const std::uint32_t e = (std::uint32_t(c) >> ManBits) & top, m = std::uint32_t(c) & man_mask;
-    if (e == top) return bits_float(sign | 0x7f800000u | (m ? 0x400000u : 0u));
-    if (e == 0) {
-      // m 2^(MinExp - ManBits): an exact product with a power of two (a normal float).
-      const float v = float(m) * bits_float(std::uint32_t(127 + MinExp - ManBits) << 23);
-      return sign ? -v : v;
-    }
-    return bits_float(sign | (std::uint32_t(int(e) - 1 + MinExp + 127) << 23) | (m << (23 - ManBits)));
+    const std::uint32_t sign = (std::uint32_t(c) & 0x8000u) << 16, mag = std::uint32_t(c) & 0x7fffu;
+    if (mag >= inf_code) return bits_float(sign | 0x7f800000u | ((mag & man_mask) ? 0x400000u : 0u));
+    if (mag <= man_mask) return bits_float(sign | float_bits(float(mag) * subnormal_unit()));
+    return bits_float(sign | ((mag << shift) + (std::uint32_t(126 + MinExp) << 23)));
+  }
+
+ private:
+  HEMO_HD static float smallest_normal() { return bits_float(std::uint32_t(127 + MinExp) << 23); }
+  HEMO_HD static float subnormal_scale() { return bits_float(std::uint32_t(127 + ManBits - MinExp) << 23); }
+  HEMO_HD static float subnormal_unit() { return bits_float(std::uint32_t(127 + MinExp - ManBits) << 23); }
+  /// Round to the nearest integer, ties to even (x < 2^23, non-negative).
+  HEMO_HD static int round_to_int(float x) {
+#if defined(__CUDA_ARCH__)
+    return __float2int_rn(x);
+#else
+    // Adding 2^23 leaves no fraction bits: the addition rounds, in the default IEEE mode
+    // (nearest even), exactly as the device's cvt.rni does.
+    return int(float_bits(x + 8388608.0f) - 0x4b000000u);
+#endif
   }
 };
 
 using Fp16 = Format16<5, 10, -14>;
 using E4m11 = Format16<4, 11, -12>;
+
+/// A population stored in 16 bits of a format (Fp16 or E4m11): the element type of a
+/// population field with 16-bit storage. Kernels read it as `Real(h)` and write it as
+/// `Stored16(x)`, the same expressions as for a float field, so one kernel template
+/// serves every storage. Trivial (a field zeroes and copies it as bytes); zero bits are
+/// h = 0, f = w.
+template <class Format>
+struct Stored16 {
+  std::uint16_t bits;
+  using format = Format;
+  Stored16() = default;
+  HEMO_HD explicit Stored16(float x) : bits(Format::encode(x)) {}
+  HEMO_HD explicit operator float() const { return Format::decode(bits); }
+  HEMO_HD explicit operator double() const { return double(Format::decode(bits)); }
+};
+
+/// FluidX3D's FP16S: IEEE half of h = f - w.
+struct Fp16s : Stored16<Fp16> {
+  using Stored16::Stored16;
+  static constexpr const char* type_name = "fp16s";
+};
+/// One bit more precision than Fp16s, range to just under 4 (enough for h of any flow
+/// that has not diverged); about twice as accurate per rounding (docs/fp16_storage.md).
+struct E4m11s : Stored16<E4m11> {
+  using Stored16::Stored16;
+  static constexpr const char* type_name = "e4m11";
+};
+
+/// Whether T is one of the 16-bit population storages.
+template <class T>
+inline constexpr bool is_stored16 = requires { typename T::format; };
 
 }  // namespace hemo::phys

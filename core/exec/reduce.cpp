@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/exec/device_array.hpp"
+#include "physics/storage16.hpp"
 
 namespace hemo::exec {
 
@@ -66,5 +67,10 @@ template double sum<float>(Space, const float*, std::size_t);
 template double sum<double>(Space, const double*, std::size_t);
 template std::int64_t first_non_finite<float>(Space, const float*, std::size_t);
 template std::int64_t first_non_finite<double>(Space, const double*, std::size_t);
+// 16-bit population storage: the decoded values.
+template double sum<phys::Fp16s>(Space, const phys::Fp16s*, std::size_t);
+template double sum<phys::E4m11s>(Space, const phys::E4m11s*, std::size_t);
+template std::int64_t first_non_finite<phys::Fp16s>(Space, const phys::Fp16s*, std::size_t);
+template std::int64_t first_non_finite<phys::E4m11s>(Space, const phys::E4m11s*, std::size_t);
 
 }  // namespace hemo::exec

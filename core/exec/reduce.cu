@@ -6,6 +6,7 @@
 
 #include "core/exec/cuda_check.cuh"
 #include "core/exec/reduce.hpp"
+#include "physics/storage16.hpp"
 
 namespace hemo::exec::cuda_detail {
 
@@ -43,5 +44,7 @@ void chunk_sums(const T* data, std::size_t count, double* partials_host) {
 
 template void chunk_sums<float>(const float*, std::size_t, double*);
 template void chunk_sums<double>(const double*, std::size_t, double*);
+template void chunk_sums<phys::Fp16s>(const phys::Fp16s*, std::size_t, double*);
+template void chunk_sums<phys::E4m11s>(const phys::E4m11s*, std::size_t, double*);
 
 }  // namespace hemo::exec::cuda_detail

@@ -20,7 +20,9 @@ std::vector<double> Field<T>::component_to_host(int c) const {
   const T* src = component(c);
   if (data_.space() == exec::Space::host) std::copy(src, src + count(), raw.begin());
   else exec::cuda::copy_to_host(raw.data(), src, count() * sizeof(T));
-  return std::vector<double>(raw.begin(), raw.end());
+  std::vector<double> out(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) out[i] = static_cast<double>(raw[i]);  // 16-bit storage: decoded
+  return out;
 }
 
 template <class T>
@@ -46,13 +48,14 @@ void Field<T>::set_component_bytes(int c, std::span<const unsigned char> bytes) 
 
 template <class T>
 double Field<T>::sum(int c) const {
-  if constexpr (std::is_floating_point_v<T>) return exec::sum(data_.space(), component(c), count());
+  if constexpr (std::is_floating_point_v<T> || phys::is_stored16<T>) return exec::sum(data_.space(), component(c), count());
   else throw std::logic_error("field '" + name() + "': sum of a non-floating-point field");
 }
 
 template <class T>
 std::int64_t Field<T>::first_non_finite(int c) const {
-  if constexpr (std::is_floating_point_v<T>) return exec::first_non_finite(data_.space(), component(c), count());
+  if constexpr (std::is_floating_point_v<T> || phys::is_stored16<T>)
+    return exec::first_non_finite(data_.space(), component(c), count());
   else return -1;
 }
 
@@ -109,6 +112,8 @@ HEMO_FIELD_TYPE(double)
 HEMO_FIELD_TYPE(std::uint32_t)
 HEMO_FIELD_TYPE(std::int32_t)
 HEMO_FIELD_TYPE(std::uint8_t)
+HEMO_FIELD_TYPE(phys::Fp16s)
+HEMO_FIELD_TYPE(phys::E4m11s)
 #undef HEMO_FIELD_TYPE
 
 }  // namespace hemo

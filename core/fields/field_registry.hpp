@@ -14,6 +14,7 @@
 
 #include "core/exec/device_array.hpp"
 #include "core/fields/particle_table.hpp"
+#include "physics/storage16.hpp"
 
 namespace hemo {
 
@@ -66,6 +67,7 @@ class FieldBase {
 template <class T>
 class Field final : public FieldBase {
  public:
+  using value_type = T;
   Field(exec::Space space, std::string name, std::string owner, std::string description, int components,
         std::uint32_t count, std::uint32_t stride, Quantity quantity)
       : FieldBase(std::move(name), std::move(owner), std::move(description), components, count, stride, quantity),
@@ -168,10 +170,26 @@ class FieldRegistry {
   std::map<std::string, std::unique_ptr<ParticleTable>> tables_;
 };
 
+/// Calls visit(field) with the population field `name` ("f", "f_next") typed as it is
+/// stored: Real, or in an fp32 run one of the 16-bit storages (physics/storage16.hpp,
+/// lb_bgk.storage). Kernels that read the populations take the storage as a template
+/// parameter (`typename std::remove_cvref_t<decltype(field)>::value_type`).
+template <class Real, class Visit>
+void visit_populations(FieldRegistry& fields, const std::string& name, Visit&& visit) {
+  if constexpr (std::is_same_v<Real, float>) {
+    FieldBase& f = fields.lookup(name);
+    if (auto* p = dynamic_cast<Field<phys::Fp16s>*>(&f)) return visit(*p);
+    if (auto* p = dynamic_cast<Field<phys::E4m11s>*>(&f)) return visit(*p);
+  }
+  visit(fields.get<Real>(name));
+}
+
 extern template class Field<float>;
 extern template class Field<double>;
 extern template class Field<std::uint32_t>;
 extern template class Field<std::int32_t>;
 extern template class Field<std::uint8_t>;
+extern template class Field<phys::Fp16s>;
+extern template class Field<phys::E4m11s>;
 
 }  // namespace hemo

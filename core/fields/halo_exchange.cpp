@@ -146,5 +146,9 @@ template void HaloExchange::start<float>(Field<float>&, HaloRows);
 template void HaloExchange::start<double>(Field<double>&, HaloRows);
 template void HaloExchange::finish<float>(Field<float>&);
 template void HaloExchange::finish<double>(Field<double>&);
+template void HaloExchange::start<phys::Fp16s>(Field<phys::Fp16s>&, HaloRows);
+template void HaloExchange::finish<phys::Fp16s>(Field<phys::Fp16s>&);
+template void HaloExchange::start<phys::E4m11s>(Field<phys::E4m11s>&, HaloRows);
+template void HaloExchange::finish<phys::E4m11s>(Field<phys::E4m11s>&);
 
 }  // namespace hemo

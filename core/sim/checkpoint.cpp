@@ -49,8 +49,14 @@ Storage storage_of_type(const std::string& t, const std::string& what) {
   if (t == "uint32") return {H5T_STD_U32LE, H5T_NATIVE_UINT32, 4};
   if (t == "int32") return {H5T_STD_I32LE, H5T_NATIVE_INT32, 4};
   if (t == "uint8") return {H5T_STD_U8LE, H5T_NATIVE_UINT8, 1};
+  // 16-bit population storage (physics/storage16.hpp): the codes as they are; the
+  // dataset's element_type attribute names the format.
+  if (t == "fp16s" || t == "e4m11") return {H5T_STD_U16LE, H5T_NATIVE_UINT16, 2};
   throw std::logic_error("checkpoint: no HDF5 type for " + what + " of type " + t);
 }
+
+/// Whether a type name is one of the 16-bit population storages.
+bool phys_storage16(const std::string& t) { return t == "fp16s" || t == "e4m11"; }
 
 Storage storage_of(const FieldBase& f) { return storage_of_type(f.type_name(), "field '" + f.name() + "'"); }
 
@@ -349,7 +355,10 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info, const
   for (const FieldBase* f : state_fields(fields)) {
     const Storage storage = storage_of(*f);
     hid_t table = H5I_INVALID_HID;
-    if (root) table = out->table("fields/" + f->name(), storage.file, hsize_t(f->components()), voxels.size());
+    if (root) {
+      table = out->table("fields/" + f->name(), storage.file, hsize_t(f->components()), voxels.size());
+      out->string_attribute(table, "element_type", f->type_name());
+    }
     for (int c = 0; c < f->components(); ++c) {
       const std::vector<unsigned char> mine = f->component_bytes(c);
       const std::vector<unsigned char> all = comm.gather(std::span<const unsigned char>(mine), 0);
@@ -443,6 +452,15 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
         in->fail(str("field '", f->name(), "' is stored as ", stored_type(s), " with ", s.dims.empty() ? 0 : s.dims[0],
                      " components; this run has ", f->type_name(), " x ", f->components(),
                      " (another precision or plugin version)"));
+      // Two formats share a size and class (fp16s, e4m11): the attribute tells them apart.
+      const std::vector<std::string> attrs = in->attribute_names(name);
+      const bool named = std::find(attrs.begin(), attrs.end(), "element_type") != attrs.end();
+      const std::string stored = named ? in->text_of(name, "element_type") : std::string();
+      if ((named || phys_storage16(f->type_name())) && stored != f->type_name())
+        in->fail(str("field '", f->name(), "' holds ", named ? stored : std::string("values of an unnamed type"),
+                     " values; this run stores ", f->type_name(),
+                     " (a restart continues in the storage it was written in: set lb_bgk.storage = \"",
+                     named ? stored : std::string("?"), "\")"));
     }
     const std::vector<std::string> stored = in->members("fields");
     for (const std::string& s : stored)

@@ -17,13 +17,13 @@ constexpr std::uint64_t mix64(std::uint64_t z) {
 }
 
 /// The hash of one value: component c of the node at global voxel index `voxel`, with the
-/// value's bits (a float's or a double's, zero-extended).
+/// value's bits (a float's, a double's or a 16-bit storage code, zero-extended).
 constexpr std::uint64_t keyed_value_hash(std::uint64_t voxel, int c, std::uint64_t bits) {
   return mix64(mix64(voxel * 64u + std::uint64_t(c)) ^ bits);
 }
 
 /// Sum of keyed_value_hash over count values of component c whose bytes (element_bytes
-/// each, 4 or 8) are in `bytes`; voxel[n] is node n's global voxel index.
+/// each, 2, 4 or 8) are in `bytes`; voxel[n] is node n's global voxel index.
 std::uint64_t keyed_checksum(std::span<const unsigned char> bytes, std::size_t element_bytes, int c,
                              std::span<const std::uint64_t> voxel);
 

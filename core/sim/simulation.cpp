@@ -333,6 +333,7 @@ void Simulation::finish_set_up() {
   // measures its drift from the first run's.
   initial_mass_ = first_step_ > 0 ? restart_.initial_mass : comm_->sum(fields_->lookup("density").sum(0));
   summary_.field_bytes = fields_->bytes();
+  summary_.population_storage = fields_->lookup("f").type_name();
   summary_.cpu_threads = omp_get_max_threads();
   if (space_ == exec::Space::cuda) {
     // Measured, not estimated: includes the CUDA context's allocations and padding.
@@ -380,7 +381,9 @@ void Simulation::restore_restart() {
     if (!f->restart_state() || f->count() != mesh_.num_nodes) continue;
     if (auto* f32 = dynamic_cast<Field<float>*>(&fields_->lookup(f->name()))) halo_->exchange(*f32);
     else if (auto* f64 = dynamic_cast<Field<double>*>(&fields_->lookup(f->name()))) halo_->exchange(*f64);
-    else throw std::logic_error("restart: halo exchange of a non-floating-point state field '" + f->name() + "'");
+    else if (auto* h = dynamic_cast<Field<phys::Fp16s>*>(&fields_->lookup(f->name()))) halo_->exchange(*h);
+    else if (auto* e = dynamic_cast<Field<phys::E4m11s>*>(&fields_->lookup(f->name()))) halo_->exchange(*e);
+    else throw std::logic_error("restart: halo exchange of a state field '" + f->name() + "' of type " + f->type_name());
   }
 }
 

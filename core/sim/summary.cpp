@@ -33,6 +33,7 @@ std::string RunSummary::to_json() const {
   j.key("backend").value(backend);
   j.key("device").value(device);
   j.key("precision").value(precision);
+  if (!population_storage.empty()) j.key("population_storage").value(population_storage);
   j.key("ordering").value(ordering);
   j.key("plugins").begin_array();
   for (const auto& p : plugins) j.value(p);

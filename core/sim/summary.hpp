@@ -22,6 +22,7 @@ struct RunSummary {
   std::string backend = "cpu";
   std::string device;              // CPU model and threads, or the GPU's name
   std::string precision;
+  std::string population_storage;  // the element type of "f": float32, float64, fp16s, e4m11
   std::string ordering;
   std::vector<std::string> plugins;
   double wall_seconds = 0.0;       // time loop only

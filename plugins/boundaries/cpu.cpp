@@ -1,5 +1,6 @@
 // The boundaries kernels on the host backend (OpenMP).
 #include "core/exec/launch_host.hpp"
+#include "physics/storage16.hpp"
 #include "plugins/boundaries/kernels.hpp"
 
 #define HEMO_BOUNDARY_KERNELS(Real)                                  \
@@ -11,3 +12,10 @@
   HEMO_INSTANTIATE_HOST(hemo::boundaries::WallMomentum<Real>)
 HEMO_BOUNDARY_KERNELS(float);
 HEMO_BOUNDARY_KERNELS(double);
+// The kernels that read the populations, for the 16-bit storages (fp32 runs).
+#define HEMO_BOUNDARY_STORE_KERNELS(Store)                                     \
+  HEMO_INSTANTIATE_HOST(hemo::boundaries::PressureLinks<float, Store>);         \
+  HEMO_INSTANTIATE_HOST(hemo::boundaries::ZouHeNodes<float, Store>);            \
+  HEMO_INSTANTIATE_HOST(hemo::boundaries::WallMomentum<float, Store>)
+HEMO_BOUNDARY_STORE_KERNELS(hemo::phys::Fp16s);
+HEMO_BOUNDARY_STORE_KERNELS(hemo::phys::E4m11s);

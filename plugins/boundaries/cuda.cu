@@ -1,5 +1,6 @@
 // The boundaries kernels on the CUDA backend, from the same functors as cpu.cpp.
 #include "core/exec/launch_cuda.cuh"
+#include "physics/storage16.hpp"
 #include "plugins/boundaries/kernels.hpp"
 
 #define HEMO_BOUNDARY_KERNELS(Real)                                  \
@@ -11,3 +12,10 @@
   HEMO_INSTANTIATE_CUDA(hemo::boundaries::WallMomentum<Real>)
 HEMO_BOUNDARY_KERNELS(float);
 HEMO_BOUNDARY_KERNELS(double);
+// The kernels that read the populations, for the 16-bit storages (fp32 runs).
+#define HEMO_BOUNDARY_STORE_KERNELS(Store)                                     \
+  HEMO_INSTANTIATE_CUDA(hemo::boundaries::PressureLinks<float, Store>);         \
+  HEMO_INSTANTIATE_CUDA(hemo::boundaries::ZouHeNodes<float, Store>);            \
+  HEMO_INSTANTIATE_CUDA(hemo::boundaries::WallMomentum<float, Store>)
+HEMO_BOUNDARY_STORE_KERNELS(hemo::phys::Fp16s);
+HEMO_BOUNDARY_STORE_KERNELS(hemo::phys::E4m11s);

@@ -145,8 +145,13 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
 
 template <class Real>
 void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, double time) {
+  visit_populations<Real>(fields, "f", [&](auto& f) { refresh(s, d, fields, f.data(), time); });
+}
+
+template <class Real>
+template <class Store>
+void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, const Store* f, double time) {
   Real* link_value = fields.get<Real>("link_value").data();
-  const Real* f = fields.get<Real>("f").data();
   Real coef[3];
   coefficients(s, time, coef);
   // p -> lattice density: rho = 1 + p / (c_s^2 rho_0) in lattice units.
@@ -162,14 +167,14 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
       exec::for_each(run_.space, {0, d.rule_links}, k, "boundaries::ladd_iolet");
     } else {
       const PressureRule rule = s.model == IoletSpec::Model::nash ? PressureRule::nash : PressureRule::anti_bounce_back;
-      PressureLinks<Real> k{link_value, d.rule_link.data(), fields.get<std::uint32_t>("link_node").data(),
+      PressureLinks<Real, Store> k{link_value, d.rule_link.data(), fields.get<std::uint32_t>("link_node").data(),
                             fields.get<std::uint8_t>("link_direction").data(), f, run_.stride, drho, rule,
                             {Real(s.normal[0]), Real(s.normal[1]), Real(s.normal[2])}, Real(s.backflow)};
       exec::for_each(run_.space, {0, d.rule_links}, k, "boundaries::pressure_links");
     }
   }
   if (d.zou_he_nodes) {
-    ZouHeNodes<Real> k{link_value, d.node.data(), d.zh_unknown.data(), fields.get<std::uint32_t>("neighbours").data(), f,
+    ZouHeNodes<Real, Store> k{link_value, d.node.data(), d.zh_unknown.data(), fields.get<std::uint32_t>("neighbours").data(), f,
                        d.zh_shape.data(), run_.stride, d.zou_he_nodes, s.axis, s.sign,
                        {Real(-s.normal[0]), Real(-s.normal[1]), Real(-s.normal[2])}, !velocity, drho,
                        {coef[0], coef[1], coef[2]}};

@@ -33,6 +33,9 @@ class IoletRuntime {
   };
   void build(SetupStage& st, const IoletSpec& s, Device& d);
   void refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, double time);
+  /// The same with the populations `f` as stored (Store: Real or a 16-bit format).
+  template <class Store>
+  void refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, const Store* f, double time);
   void monitor(StepContext& ctx);
   /// The (up to three) time coefficients of a velocity iolet's shapes at time t.
   void coefficients(const IoletSpec& s, double t, Real (&coef)[3]) const;

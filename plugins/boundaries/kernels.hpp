@@ -43,13 +43,16 @@ struct LaddIoletValues {
 /// the iolet (physics/backflow.hpp, after Esmaily Moghadam et al. 2011).
 enum class PressureRule : std::uint8_t { nash, anti_bounce_back };
 
-template <class Real>
+// Kernels that read the populations take their storage type Store (Real, or a 16-bit
+// format of physics/storage16.hpp) and read them as Real(f[i]).
+
+template <class Real, class Store = Real>
 struct PressureLinks {
   Real* HEMO_RESTRICT link_value;
   const std::uint32_t* HEMO_RESTRICT link;
   const std::uint32_t* HEMO_RESTRICT link_node;
   const std::uint8_t* HEMO_RESTRICT link_direction;
-  const Real* HEMO_RESTRICT f;  // post-collision populations of the last step
+  const Store* HEMO_RESTRICT f;  // post-collision populations of the last step
   std::uint32_t stride;
   Real drho;  // prescribed density - 1
   PressureRule rule;
@@ -61,7 +64,7 @@ struct PressureLinks {
     const std::size_t s = stride;
     Real h[d3q19::Q];
     HEMO_UNROLL
-    for (int p = 0; p < d3q19::Q; ++p) h[p] = f[std::size_t(p) * s + n];
+    for (int p = 0; p < d3q19::Q; ++p) h[p] = Real(f[std::size_t(p) * s + n]);
     const phys::Moments<Real> m = phys::moments(h);
     const Real inv_rho = Real(1) / (Real(1) + m.drho);
     const phys::Vec3<Real> u{m.j.x * inv_rho, m.j.y * inv_rho, m.j.z * inv_rho};
@@ -84,13 +87,13 @@ struct PressureLinks {
 /// velocity at the node.
 inline constexpr std::uint32_t zou_he_full_face = 1u << 31;
 
-template <class Real>
+template <class Real, class Store = Real>
 struct ZouHeNodes {
   Real* HEMO_RESTRICT link_value;
   const std::uint32_t* HEMO_RESTRICT node;
   const std::uint32_t* HEMO_RESTRICT unknown;
   const std::uint32_t* HEMO_RESTRICT neighbours;
-  const Real* HEMO_RESTRICT f;
+  const Store* HEMO_RESTRICT f;
   const Real* HEMO_RESTRICT shape;  // velocity only
   std::uint32_t stride, count;
   int axis, sign;  // axis < 0: the plane is tilted
@@ -102,14 +105,14 @@ struct ZouHeNodes {
     const std::uint32_t n = node[i], mask = unknown[i];
     const std::size_t s = stride;
     Real h[d3q19::Q];
-    h[0] = f[n];
+    h[0] = Real(f[n]);
     HEMO_UNROLL
     for (int q = 1; q < d3q19::Q; ++q) {
       const std::uint32_t src = neighbours[std::size_t(q - 1) * s + n];
-      const Real reflected = f[std::size_t(d3q19::opposite(q)) * s + n];
+      const Real reflected = Real(f[std::size_t(d3q19::opposite(q)) * s + n]);
       // The unknown directions are overwritten by Zou-He; reading their old link values
       // here is harmless.
-      h[q] = mesh::is_node(src) ? f[std::size_t(q) * s + src]
+      h[q] = mesh::is_node(src) ? Real(f[std::size_t(q) * s + src])
                                 : (src == mesh::wall_link ? reflected : reflected + link_value[mesh::link_index(src)]);
     }
     const Real u = pressure ? Real(0) : coef[0] * shape[i] + coef[1] * shape[count + i] + coef[2] * shape[2 * count + i];
@@ -120,7 +123,7 @@ struct ZouHeNodes {
     for (int q = 1; q < d3q19::Q; ++q) {
       if (!(mask >> q & 1u)) continue;
       const std::uint32_t src = neighbours[std::size_t(q - 1) * s + n];
-      link_value[mesh::link_index(src)] = h[q] - f[std::size_t(d3q19::opposite(q)) * s + n];
+      link_value[mesh::link_index(src)] = h[q] - Real(f[std::size_t(d3q19::opposite(q)) * s + n]);
     }
   }
 };
@@ -152,19 +155,19 @@ struct GatherWeighted {
 /// A. Ladd, J. Fluid Mech. 271 (1994)): the population h*_o leaving node n towards the
 /// wall (direction o = opp(q)) comes back as h_q = h*_o + link_value, so the wall
 /// receives c_o h*_o - c_q h_q = -c_q (2 h*_o + link_value). Written as 3 rows.
-template <class Real>
+template <class Real, class Store = Real>
 struct WallMomentum {
   Real* HEMO_RESTRICT out;  // 3 rows of count
   const std::uint32_t* HEMO_RESTRICT link;
   const std::uint32_t* HEMO_RESTRICT link_node;
   const std::uint8_t* HEMO_RESTRICT link_direction;
   const Real* HEMO_RESTRICT link_value;
-  const Real* HEMO_RESTRICT f;
+  const Store* HEMO_RESTRICT f;
   std::uint32_t stride, count;
   HEMO_HD void operator()(std::uint32_t i) const {
     const std::uint32_t k = link[i], n = link_node[k];
     const int q = link_direction[k];
-    const Real leaving = f[std::size_t(d3q19::opposite(q)) * stride + n];
+    const Real leaving = Real(f[std::size_t(d3q19::opposite(q)) * stride + n]);
     const Real transfer = Real(2) * leaving + link_value[k];
     out[i] = -Real(d3q19::cx(q)) * transfer;
     out[count + i] = -Real(d3q19::cy(q)) * transfer;

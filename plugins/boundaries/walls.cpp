@@ -107,10 +107,13 @@ void ObstacleForces<Real>::monitor(StepContext& ctx) {
   const double to_newton = run_.units.density * std::pow(run_.units.dx, 4) / (run_.units.dt * run_.units.dt);
   std::vector<double> force;  // this rank's links, then summed over the ranks
   for (Obstacle& o : obstacles_) {
-    WallMomentum<Real> k{o.scratch.data(), o.link.data(), fields.get<std::uint32_t>("link_node").data(),
-                         fields.get<std::uint8_t>("link_direction").data(), fields.get<Real>("link_value").data(),
-                         fields.get<Real>("f").data(), run_.stride, o.count};
-    exec::for_each(run_.space, {0, o.count}, k, "boundaries::wall_momentum");
+    visit_populations<Real>(fields, "f", [&](auto& f) {
+      using Store = typename std::remove_cvref_t<decltype(f)>::value_type;
+      WallMomentum<Real, Store> k{o.scratch.data(), o.link.data(), fields.get<std::uint32_t>("link_node").data(),
+                                  fields.get<std::uint8_t>("link_direction").data(),
+                                  fields.get<Real>("link_value").data(), f.data(), run_.stride, o.count};
+      exec::for_each(run_.space, {0, o.count}, k, "boundaries::wall_momentum");
+    });
     for (int c = 0; c < 3; ++c) force.push_back(exec::sum(run_.space, o.scratch.data() + std::size_t(c) * o.count, o.count));
   }
   run_.comm->sum(force);

@@ -1,14 +1,17 @@
 // The lb_bgk kernels on the CUDA backend, from the same functors as cpu.cpp.
 #include "core/exec/launch_cuda.cuh"
+#include "physics/storage16.hpp"
 #include "plugins/lb_bgk/kernels.hpp"
 
-HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<float, hemo::phys::BgkCollision<float>>);
-HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<double, hemo::phys::BgkCollision<double>>);
-HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<float, hemo::phys::TrtCollision<float>>);
-HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<double, hemo::phys::TrtCollision<double>>);
-HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<float, hemo::phys::RegularizedCollision<float>>);
-HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<double, hemo::phys::RegularizedCollision<double>>);
-HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::InitEquilibrium<float>);
-HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::InitEquilibrium<double>);
-HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::StreamedVelocity<float>);
-HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::StreamedVelocity<double>);
+// Every (compute precision, storage) pair a run can choose (plugin.cpp): fp32 and fp64
+// stored as computed, fp32 computed and stored in 16 bits.
+#define HEMO_LB_BGK_KERNELS(Real, Store)                                                                 \
+  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<Real, hemo::phys::BgkCollision<Real>, Store>);         \
+  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<Real, hemo::phys::TrtCollision<Real>, Store>);         \
+  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<Real, hemo::phys::RegularizedCollision<Real>, Store>); \
+  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::InitEquilibrium<Real, Store>);                                       \
+  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::StreamedVelocity<Real, Store>)
+HEMO_LB_BGK_KERNELS(float, float);
+HEMO_LB_BGK_KERNELS(double, double);
+HEMO_LB_BGK_KERNELS(float, hemo::phys::Fp16s);
+HEMO_LB_BGK_KERNELS(float, hemo::phys::E4m11s);

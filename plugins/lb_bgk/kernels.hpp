@@ -10,16 +10,20 @@ namespace hemo::lb_bgk {
 
 namespace d3q19 = phys::d3q19;
 
+// Storage: the populations are computed in Real and stored as Store: Real itself, or a
+// 16-bit format (physics/storage16.hpp) read as Real(x) and written as Store(h), so every
+// kernel below serves every storage.
+
 /// The node-local half of an update, shared by every layout: relax the gathered
 /// populations h (with the Guo force F) by the collision operator (physics/collision.hpp)
 /// and store them, and the moments when asked.
-template <class Real, class Collision>
+template <class Real, class Store, class Collision>
 HEMO_HD void relax_and_store(Real (&h)[d3q19::Q], const Collision& collide, const phys::Vec3<Real>& F,
-                             std::uint32_t n, std::size_t s, Real* HEMO_RESTRICT out, bool write_moments,
+                             std::uint32_t n, std::size_t s, Store* HEMO_RESTRICT out, bool write_moments,
                              Real* HEMO_RESTRICT density, Real* HEMO_RESTRICT velocity) {
   const phys::NodeState<Real> st = collide(h, F);
   HEMO_UNROLL
-  for (int q = 0; q < d3q19::Q; ++q) out[std::size_t(q) * s + n] = h[q];
+  for (int q = 0; q < d3q19::Q; ++q) out[std::size_t(q) * s + n] = Store(h[q]);
   if (write_moments) {
     density[n] = Real(1) + st.drho;
     velocity[n] = st.u.x;
@@ -30,8 +34,8 @@ HEMO_HD void relax_and_store(Real (&h)[d3q19::Q], const Collision& collide, cons
 
 /// Step 1 of a pull update: the populations that stream into node n, h_q from the node
 /// at x - c_q, or bounced back (link_codes.hpp) with a coded link's momentum term.
-template <class Real>
-HEMO_HD void pull(Real (&h)[d3q19::Q], const Real* HEMO_RESTRICT in, const std::uint32_t* HEMO_RESTRICT nbr,
+template <class Real, class Store>
+HEMO_HD void pull(Real (&h)[d3q19::Q], const Store* HEMO_RESTRICT in, const std::uint32_t* HEMO_RESTRICT nbr,
                   const Real* HEMO_RESTRICT link_value, std::size_t s, std::uint32_t n) {
   // All 18 indices first, then 19 loads whose addresses need no branch: every load of
   // the node is in flight at once. (Branching on the link kind before each load left
@@ -40,13 +44,13 @@ HEMO_HD void pull(Real (&h)[d3q19::Q], const Real* HEMO_RESTRICT in, const std::
   std::uint32_t src[d3q19::Q];
   HEMO_UNROLL
   for (int q = 1; q < d3q19::Q; ++q) src[q] = nbr[std::size_t(q - 1) * s + n];
-  h[0] = in[n];
+  h[0] = Real(in[n]);
   HEMO_UNROLL
   for (int q = 1; q < d3q19::Q; ++q) {
     // Halfway bounce-back reads the node's own opposite population (bounce_back.hpp).
     const std::size_t at = mesh::is_node(src[q]) ? std::size_t(q) * s + src[q]
                                                  : std::size_t(d3q19::opposite(q)) * s + n;
-    h[q] = in[at];
+    h[q] = Real(in[at]);
   }
   // Coded links add the wall's momentum term (moving walls, later iolets).
   HEMO_UNROLL
@@ -63,10 +67,10 @@ HEMO_HD void pull(Real (&h)[d3q19::Q], const Real* HEMO_RESTRICT in, const std::
 /// Populations are SoA rows of `stride` entries: h_q(n) = f[q * stride + n], shifted
 /// by -w_q (equilibrium.hpp). Every operator reads and writes the same 19 populations, so
 /// each moves the same bytes per update.
-template <class Real, class Collision = phys::BgkCollision<Real>>
+template <class Real, class Collision = phys::BgkCollision<Real>, class Store = Real>
 struct CollideStream {
-  const Real* HEMO_RESTRICT f_in;   // post-collision populations of the last step (A)
-  Real* HEMO_RESTRICT f_out;        // this step's post-collision populations (B)
+  const Store* HEMO_RESTRICT f_in;  // post-collision populations of the last step (A)
+  Store* HEMO_RESTRICT f_out;       // this step's post-collision populations (B)
   const std::uint32_t* HEMO_RESTRICT neighbours;  // 18 rows, link_codes.hpp
   const Real* HEMO_RESTRICT link_value;           // per coded link; null if there are none
   const Real* HEMO_RESTRICT force;  // 3 rows of force density; null for none
@@ -101,9 +105,9 @@ struct CollideStream {
 /// yet). Particles coupled to the flow read it: the velocity of the last step's collision
 /// is one streaming step old, and a drag coupled through that lag grows a mode of the
 /// plasma under dense cells from rounding (docs/rbc.md).
-template <class Real>
+template <class Real, class Store = Real>
 struct StreamedVelocity {
-  const Real* HEMO_RESTRICT f_in;  // post-collision populations of the last step (A)
+  const Store* HEMO_RESTRICT f_in;  // post-collision populations of the last step (A)
   const std::uint32_t* HEMO_RESTRICT neighbours;
   const Real* HEMO_RESTRICT link_value;
   Real* HEMO_RESTRICT velocity;  // 3 rows
@@ -123,9 +127,9 @@ struct StreamedVelocity {
 };
 
 /// Initial state: equilibrium at rho = 1 and velocity u0 (lattice units).
-template <class Real>
+template <class Real, class Store = Real>
 struct InitEquilibrium {
-  Real* HEMO_RESTRICT f;
+  Store* HEMO_RESTRICT f;
   Real* HEMO_RESTRICT density;
   Real* HEMO_RESTRICT velocity;
   phys::Vec3<Real> u0;
@@ -134,7 +138,7 @@ struct InitEquilibrium {
   HEMO_HD void operator()(std::uint32_t n) const {
     const std::size_t s = stride;
     HEMO_UNROLL
-    for (int q = 0; q < d3q19::Q; ++q) f[std::size_t(q) * s + n] = phys::equilibrium_shifted(q, Real(0), u0);
+    for (int q = 0; q < d3q19::Q; ++q) f[std::size_t(q) * s + n] = Store(phys::equilibrium_shifted(q, Real(0), u0));
     density[n] = Real(1);
     velocity[n] = u0.x;
     velocity[s + n] = u0.y;

@@ -10,16 +10,27 @@
 #include "core/common/text.hpp"
 #include "core/exec/for_each.hpp"
 #include "core/plugin/plugin_api.hpp"
+#include "physics/storage16.hpp"
 #include "plugins/lb_bgk/kernels.hpp"
 
 namespace hemo::lb_bgk {
 
 namespace {
 
-template <class Real>
-class Solver {
+/// The solver of one (compute precision, population storage) pair.
+class SolverBase {
  public:
-  void setup(SetupStage& st) {
+  virtual ~SolverBase() = default;
+  virtual void setup(SetupStage& st) = 0;
+  virtual void initialise(SetupStage& st) = 0;
+};
+
+/// Real: the precision of the arithmetic and of every field but the populations; Store:
+/// the populations' element type (Real, or a 16-bit format of physics/storage16.hpp).
+template <class Real, class Store>
+class Solver final : public SolverBase {
+ public:
+  void setup(SetupStage& st) override {
     space_ = st.space;
     nodes_ = st.mesh.num_nodes;
     interior_ = st.mesh.num_interior;
@@ -43,8 +54,8 @@ class Solver {
 
     auto& fields = st.fields;
     // The A set is the state a step starts from: checkpoints keep it.
-    fields.declare_node_field<Real>("f", d3q19::Q, "lb_bgk", "populations h_q = f_q - w_q (A set)").set_restart_state();
-    fields.declare_node_field<Real>("f_next", d3q19::Q, "lb_bgk", "populations (B set)");
+    fields.declare_node_field<Store>("f", d3q19::Q, "lb_bgk", "populations h_q = f_q - w_q (A set)").set_restart_state();
+    fields.declare_node_field<Store>("f_next", d3q19::Q, "lb_bgk", "populations (B set)");
     fields.declare_node_field<Real>("density", 1, "lb_bgk", "lattice density rho", Quantity::density);
     fields.declare_node_field<Real>("velocity", 3, "lb_bgk", "lattice velocity u (Guo half-force corrected)",
                                     Quantity::velocity);
@@ -65,10 +76,10 @@ class Solver {
           Scheduler::Sync::overlapped);
       st.scheduler.add(
           Phase::halo_send, "halo_send", "lb_bgk",
-          [&fields, &halo](StepContext&) { halo.start(fields.get<Real>("f_next"), HaloRows::crossing_directions); },
+          [&fields, &halo](StepContext&) { halo.start(fields.get<Store>("f_next"), HaloRows::crossing_directions); },
           Scheduler::Sync::overlapped);
       st.scheduler.add(Phase::halo_receive, "halo_receive", "lb_bgk",
-                       [&fields, &halo](StepContext&) { halo.finish(fields.get<Real>("f_next")); });
+                       [&fields, &halo](StepContext&) { halo.finish(fields.get<Store>("f_next")); });
     }
     st.scheduler.add(
         Phase::collide_interior, "collide_stream", "lb_bgk",
@@ -83,15 +94,15 @@ class Solver {
                      [this, &fields](StepContext& ctx) { streamed_velocity(fields, ctx.time); });
     // Pointer swap, not a copy: the B set becomes the next step's A set.
     st.scheduler.add(Phase::end_step, "swap_populations", "lb_bgk",
-                     [&fields](StepContext&) { fields.swap<Real>("f", "f_next"); });
+                     [&fields](StepContext&) { fields.swap<Store>("f", "f_next"); });
   }
 
-  void initialise(SetupStage& st) {
+  void initialise(SetupStage& st) override {
     auto& fields = st.fields;
-    InitEquilibrium<Real> init{fields.get<Real>("f").data(), fields.get<Real>("density").data(),
+    InitEquilibrium<Real, Store> init{fields.get<Store>("f").data(), fields.get<Real>("density").data(),
                                fields.get<Real>("velocity").data(), u0_, stride_};
     exec::for_each(space_, {0, nodes_}, init, "lb_bgk::init_equilibrium");
-    st.halo.exchange(fields.get<Real>("f"), HaloRows::crossing_directions);
+    st.halo.exchange(fields.get<Store>("f"), HaloRows::crossing_directions);
     // The force-density field is optional: a particle plugin may declare it.
     has_force_ = fields.contains("force");
     if (st.scheduler.streamed_velocity_required())
@@ -111,7 +122,7 @@ class Solver {
   void streamed_velocity(FieldRegistry& fields, double time) {
     if (!scheduler_->streamed_velocity_required()) return;
     auto& links = fields.get<Real>("link_value");
-    StreamedVelocity<Real> k{fields.get<Real>("f").data(), fields.get<std::uint32_t>("neighbours").data(),
+    StreamedVelocity<Real, Store> k{fields.get<Store>("f").data(), fields.get<std::uint32_t>("neighbours").data(),
                              links.count() ? links.data() : nullptr, fields.get<Real>("streamed_velocity").data(),
                              acceleration_at(time), stride_};
     exec::for_each(space_, {0, nodes_}, k, "lb_bgk::streamed_velocity", block_size_);
@@ -122,8 +133,8 @@ class Solver {
     // The force at the time of the moments this step computes (state after the step).
     const phys::Vec3<Real> acceleration = acceleration_at(time);
     auto launch = [&](auto collision) {
-      CollideStream<Real, decltype(collision)> k{fields.get<Real>("f").data(),
-                                                 fields.get<Real>("f_next").data(),
+      CollideStream<Real, decltype(collision), Store> k{fields.get<Store>("f").data(),
+                                                 fields.get<Store>("f_next").data(),
                                                  fields.get<std::uint32_t>("neighbours").data(),
                                                  links.count() ? links.data() : nullptr,
                                                  has_force_ ? fields.get<Real>("force").data() : nullptr,
@@ -172,17 +183,33 @@ class Solver {
 class BgkPlugin final : public Plugin {
  public:
   void setup(SetupStage& st) override {
-    if (st.precision == Precision::fp32) solver32_ = std::make_unique<Solver<float>>(), solver32_->setup(st);
-    else solver64_ = std::make_unique<Solver<double>>(), solver64_->setup(st);
+    solver_ = make_solver(st);
+    solver_->setup(st);
   }
-  void initialise(SetupStage& st) override {
-    if (solver32_) solver32_->initialise(st);
-    else solver64_->initialise(st);
-  }
+  void initialise(SetupStage& st) override { solver_->initialise(st); }
 
  private:
-  std::unique_ptr<Solver<float>> solver32_;
-  std::unique_ptr<Solver<double>> solver64_;
+  /// lb_bgk.storage (default: the run's precision): fp32 and fp64 as computed; the 16-bit
+  /// formats with fp32 arithmetic only (docs/bytes_per_update.md).
+  static std::unique_ptr<SolverBase> make_solver(SetupStage& st) {
+    const bool fp32 = st.precision == Precision::fp32;
+    const std::string precision = fp32 ? "fp32" : "fp64";
+    const std::string storage = st.config.has("lb_bgk.storage") ? st.config.string("lb_bgk.storage") : precision;
+    if ((storage == "fp32" || storage == "fp64") && storage != precision)
+      st.config.fail("lb_bgk.storage", str("is \"", storage, "\" but run.precision is \"", precision,
+                                           "\": the populations are stored in the run's precision or in 16 bits "
+                                           "(\"fp16s\", \"e4m11\")"));
+    if ((storage == "fp16s" || storage == "e4m11") && !fp32)
+      st.config.fail("lb_bgk.storage", str("\"", storage, "\" needs run.precision = \"fp32\" (16-bit storage is "
+                                           "converted to and from fp32 arithmetic)"));
+    if (storage != precision) log::info(str("lb_bgk: populations stored as ", storage, " (arithmetic in fp32)"));
+    if (storage == "fp16s") return std::make_unique<Solver<float, phys::Fp16s>>();
+    if (storage == "e4m11") return std::make_unique<Solver<float, phys::E4m11s>>();
+    if (fp32) return std::make_unique<Solver<float, float>>();
+    return std::make_unique<Solver<double, double>>();
+  }
+
+  std::unique_ptr<SolverBase> solver_;
 };
 
 void declare_config(config::Schema& schema) {
@@ -200,6 +227,12 @@ void declare_config(config::Schema& schema) {
             "in a lattice-aligned channel for any tau, 1/4 is the most stable (collision = 'trt' only)")
       .greater_than(0.0)
       .default_value(3.0 / 16.0)
+      .string("storage",
+              "How the populations are stored: 'fp32' or 'fp64' (as computed; the default is run.precision), "
+              "'fp16s' (IEEE half of f - w, FluidX3D's FP16S) or 'e4m11' (1 sign, 4 exponent, 11 mantissa bits of "
+              "f - w: twice as accurate per rounding). The 16-bit storages need run.precision = 'fp32' and halve the "
+              "population bytes (docs/bytes_per_update.md, the accuracy cost in docs/validation.md)")
+      .choices({"fp32", "fp64", "fp16s", "e4m11"})
       .integer("block_size", "1", "CUDA threads per block of the collide-stream kernel (a multiple of 32)")
       .at_least(32)
       .at_most(exec::max_block_size)

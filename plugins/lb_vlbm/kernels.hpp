@@ -25,7 +25,9 @@ namespace hemo::vlbm {
 
 namespace d3q19 = phys::d3q19;
 
-template <class Real>
+// Store: the populations' storage (Real or a 16-bit format, physics/storage16.hpp), read
+// as Real(f[i]).
+template <class Real, class Store = Real>
 struct PartialVolumeLinks {
   Real* HEMO_RESTRICT link_value;
   const std::uint32_t* HEMO_RESTRICT link;    // link index k
@@ -33,29 +35,29 @@ struct PartialVolumeLinks {
   const std::uint32_t* HEMO_RESTRICT to;      // y: the cell it enters
   const std::uint8_t* HEMO_RESTRICT direction;
   const Real* HEMO_RESTRICT keep;             // 1 - phi
-  const Real* HEMO_RESTRICT f;                // post-collision populations of the last step
+  const Store* HEMO_RESTRICT f;               // post-collision populations of the last step
   std::uint32_t stride;
   HEMO_HD void operator()(std::uint32_t i) const {
     const int q = direction[i];
     const std::size_t s = stride;
-    const Real pulled = f[std::size_t(q) * s + from[i]];
-    const Real reflected = f[std::size_t(d3q19::opposite(q)) * s + to[i]];
+    const Real pulled = Real(f[std::size_t(q) * s + from[i]]);
+    const Real reflected = Real(f[std::size_t(d3q19::opposite(q)) * s + to[i]]);
     link_value[link[i]] = keep[i] * (pulled - reflected);
   }
 };
 
 /// The particle number of each cell, (1 - P) sum_q f = (1 - P)(1 + sum_q h): VLBM
 /// conserves its sum over the domain (not the sum of the densities).
-template <class Real>
+template <class Real, class Store = Real>
 struct CellParticles {
   Real* HEMO_RESTRICT out;
   const Real* HEMO_RESTRICT fluid_share;  // 1 - P per node
-  const Real* HEMO_RESTRICT f;
+  const Store* HEMO_RESTRICT f;
   std::uint32_t stride;
   HEMO_HD void operator()(std::uint32_t n) const {
     Real sum = Real(1);
     HEMO_UNROLL
-    for (int q = 0; q < d3q19::Q; ++q) sum += f[std::size_t(q) * stride + n];
+    for (int q = 0; q < d3q19::Q; ++q) sum += Real(f[std::size_t(q) * stride + n]);
     out[n] = fluid_share[n] * sum;
   }
 };

@@ -109,10 +109,12 @@ class VlbmIn final : public Vlbm {
     // Before the collide-stream kernel, which reads the link values written here.
     st.scheduler.add(Phase::begin_step, "partial_volume_links", "lb_vlbm", [this](StepContext& ctx) {
       if (!count_) return;
-      PartialVolumeLinks<Real> kernel{ctx.fields->get<Real>("link_value").data(), link_.data(), from_.data(),
-                                      to_.data(), direction_.data(), keep_.data(),
-                                      ctx.fields->get<Real>("f").data(), stride_};
-      exec::for_each(space_, {0, count_}, kernel, "lb_vlbm::partial_volume_links");
+      visit_populations<Real>(*ctx.fields, "f", [&](auto& f) {
+        using Store = typename std::remove_cvref_t<decltype(f)>::value_type;
+        PartialVolumeLinks<Real, Store> kernel{ctx.fields->get<Real>("link_value").data(), link_.data(), from_.data(),
+                                               to_.data(), direction_.data(), keep_.data(), f.data(), stride_};
+        exec::for_each(space_, {0, count_}, kernel, "lb_vlbm::partial_volume_links");
+      });
     });
     st.scheduler.add(Phase::output, "particle_count", "lb_vlbm", [this](StepContext& ctx) { monitor(ctx); });
   }
@@ -122,9 +124,11 @@ class VlbmIn final : public Vlbm {
   /// generalized streaming conserves where no iolet adds or removes mass.
   void monitor(StepContext& ctx) {
     if (ctx.step % check_every_ != 0) return;
-    CellParticles<Real> kernel{scratch_.data(), ctx.fields->get<Real>("fluid_share").data(),
-                               ctx.fields->get<Real>("f").data(), stride_};
-    exec::for_each(space_, {0, nodes_}, kernel, "lb_vlbm::cell_particles");
+    visit_populations<Real>(*ctx.fields, "f", [&](auto& f) {
+      using Store = typename std::remove_cvref_t<decltype(f)>::value_type;
+      CellParticles<Real, Store> kernel{scratch_.data(), ctx.fields->get<Real>("fluid_share").data(), f.data(), stride_};
+      exec::for_each(space_, {0, nodes_}, kernel, "lb_vlbm::cell_particles");
+    });
     const double total = comm_->sum(exec::sum(space_, scratch_.data(), nodes_));
     csv_.begin(ctx.step, ctx.time);
     csv_.value(total, 17);

@@ -11,6 +11,12 @@ the default) and every kernel does the same operations in the same order. The la
 density and velocity difference is printed as well. The GPU run must also pass the
 physics checks: Poiseuille L2 error below 2% at R = 16 nodes and, in the closed box,
 mass drift below 1e-10 (fp64) and 1e-5 (fp32) relative.
+
+The same three cases with 16-bit population storage (lb_bgk.storage = fp16s and e4m11,
+fp32 arithmetic; issue 16), with the bgk and regularized operators: checksums equal
+(the conversions are exact IEEE operations, physics/storage16.hpp), and the pipe's L2
+error below the same 2%. The closed box's mass drift is printed, not asserted: rounding
+the populations to 16 bits each step does not conserve mass exactly.
 """
 import argparse
 import os
@@ -50,6 +56,7 @@ def main():
     ap.add_argument("--hemoflow", required=True)
     ap.add_argument("--cases", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--storages-only", action="store_true", help="only the 16-bit storage variants")
     a = ap.parse_args()
     if not has_cuda_device(a.hemoflow):
         print("skipped: no CUDA device (or a build without CUDA)")
@@ -70,30 +77,35 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     run_hemoflow(a.hemoflow, ["stl-pipe", "--output", os.path.join(a.work, "vlbm_pipe.stl"), "--radius", "0.008",
                               "--length", "0.068", "--axis", "1,0.1,0.05", "--segments", "128"])
-    for collision in ("bgk", "trt", "regularized"):
-        for precision in ("fp32", "fp64"):
-            for name, case, extra in runs:
-                outs = {}
-                for backend in ("cpu", "cuda"):
-                    out = os.path.join(a.work, f"{name}_{collision}_{precision}_{backend}")
-                    run_hemoflow(a.hemoflow, ["run", case, "--quiet", "--backend", backend, "--output", out,
-                                              "--set", f'run.precision="{precision}"',
-                                              "--set", f'lb_bgk.collision="{collision}"', *extra])
-                    outs[backend] = out
-                worst, bitwise = compare(outs["cpu"], outs["cuda"])
-                g = summary(outs["cuda"])
-                label = f"{name} {collision} {precision}"
-                print(f"{label}: GPU {g['device']}, {g['mlups']:.0f} MLUPS; CPU {summary(outs['cpu'])['mlups']:.0f} MLUPS;"
-                      f" largest relative density/velocity difference {worst:.2e}")
-                ok &= check(bitwise, f"{label}: population checksums equal (CPU {summary(outs['cpu'])['population_checksum']},"
-                                     f" GPU {g['population_checksum']})")
-                if name == "pipe":
-                    err = poiseuille.l2_error(outs["cuda"])[0]
-                    ok &= check(err < 0.02, f"pipe {collision} {precision} on the GPU: L2 error {err:.4e} < 2e-2")
-                elif name == "lid":
-                    tol = 1e-10 if precision == "fp64" else 1e-5
-                    drift = abs(g["mass_relative_drift"])
-                    ok &= check(drift < tol, f"lid {collision} {precision} on the GPU: mass drift {drift:.2e} < {tol:g}")
+    variants = [] if a.storages_only else [(c, p) for c in ("bgk", "trt", "regularized") for p in ("fp32", "fp64")]
+    variants += [(c, s) for c in ("bgk", "regularized") for s in ("fp16s", "e4m11")]
+    for collision, precision in variants:
+        storage = [] if precision in ("fp32", "fp64") else ["--set", f'lb_bgk.storage="{precision}"']
+        for name, case, extra in runs:
+            outs = {}
+            for backend in ("cpu", "cuda"):
+                out = os.path.join(a.work, f"{name}_{collision}_{precision}_{backend}")
+                run_hemoflow(a.hemoflow, ["run", case, "--quiet", "--backend", backend, "--output", out,
+                                          "--set", f'run.precision="{"fp64" if precision == "fp64" else "fp32"}"',
+                                          *storage, "--set", f'lb_bgk.collision="{collision}"', *extra])
+                outs[backend] = out
+            worst, bitwise = compare(outs["cpu"], outs["cuda"])
+            g = summary(outs["cuda"])
+            label = f"{name} {collision} {precision}"
+            print(f"{label}: GPU {g['device']}, {g['mlups']:.0f} MLUPS; CPU {summary(outs['cpu'])['mlups']:.0f} MLUPS;"
+                  f" largest relative density/velocity difference {worst:.2e}")
+            ok &= check(bitwise, f"{label}: population checksums equal (CPU {summary(outs['cpu'])['population_checksum']},"
+                                 f" GPU {g['population_checksum']})")
+            if name == "pipe":
+                err = poiseuille.l2_error(outs["cuda"])[0]
+                ok &= check(err < 0.02, f"pipe {collision} {precision} on the GPU: L2 error {err:.4e} < 2e-2")
+            elif name == "lid" and storage:
+                print(f"     lid {collision} {precision} on the GPU: mass drift {g['mass_relative_drift']:.2e} "
+                      "(16-bit storage: printed, not asserted)")
+            elif name == "lid":
+                tol = 1e-10 if precision == "fp64" else 1e-5
+                drift = abs(g["mass_relative_drift"])
+                ok &= check(drift < tol, f"lid {collision} {precision} on the GPU: mass drift {drift:.2e} < {tol:g}")
     return 0 if ok else 1
 
 

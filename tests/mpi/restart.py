@@ -170,8 +170,16 @@ def main():
     with h5py.File(os.path.join(split, "checkpoint.h5")) as f:
         written = f.attrs["precision"]
     other = "fp32" if written == "fp64" else "fp64"
+    args = SCENARIOS[a.scenario][1]
+    storage = next((x.split("=")[1].strip('"') for x in args if x.startswith("lb_bgk.storage=")), None)
+    if storage:  # 16-bit storage: another storage is refused, naming both
+        other_storage = "fp16s" if storage == "e4m11" else "e4m11"
+        first = ("storage", ["--set", f'lb_bgk.storage="{other_storage}"'],
+                 f"holds {storage} values; this run stores {other_storage}")
+    else:
+        first = ("precision", ["--set", f'run.precision="{other}"'], f"the checkpoint has run.precision = {written}, this case {other}")
     for what, extra, message in [
-            ("precision", ["--set", f'run.precision="{other}"'], f"the checkpoint has run.precision = {written}, this case {other}"),
+            first,
             ("resolution", ["--set", "lattice.dx=1.25e-3"], "the checkpoint has dx = "),
             ("geometry", [], "fluid nodes, this case"),
             ("not a checkpoint", ["--restart", os.path.join(split, "case.toml")], "not an HDF5 file"),

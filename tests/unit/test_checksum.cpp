@@ -62,5 +62,12 @@ TEST_CASE("keyed checksum: refuses bytes that are not one value per node") {
   const std::vector<unsigned char> b(12);
   const std::vector<std::uint64_t> voxel{0, 1};
   CHECK_THROWS_AS(hemo::keyed_checksum(b, 4, 0, voxel), std::logic_error);
-  CHECK_THROWS_AS(hemo::keyed_checksum(b, 2, 0, std::vector<std::uint64_t>(6)), std::logic_error);
+  CHECK_THROWS_AS(hemo::keyed_checksum(b, 3, 0, std::vector<std::uint64_t>(4)), std::logic_error);
+  CHECK_THROWS_AS(hemo::keyed_checksum(b, 2, 0, std::vector<std::uint64_t>(5)), std::logic_error);
+}
+
+TEST_CASE("keyed checksum: 16-bit storage codes are hashed zero-extended") {
+  const std::vector<unsigned char> b{0x34, 0x12, 0xff, 0xff};  // little-endian 0x1234, 0xffff
+  const std::vector<std::uint64_t> voxel{7, 9};
+  CHECK(hemo::keyed_checksum(b, 2, 3, voxel) == hemo::keyed_value_hash(7, 3, 0x1234) + hemo::keyed_value_hash(9, 3, 0xffff));
 }

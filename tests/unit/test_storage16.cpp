@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "physics/storage16.hpp"
@@ -128,3 +129,20 @@ TEST_CASE("storage16: Fp16 agrees with the compiler's _Float16 conversion") {
   CHECK(bad == 0);
 }
 #endif
+
+TEST_CASE("storage16: the population storages Fp16s and E4m11s convert through their formats") {
+  static_assert(sizeof(Fp16s) == 2 && sizeof(E4m11s) == 2);
+  static_assert(std::is_trivially_copyable_v<Fp16s> && std::is_trivially_default_constructible_v<E4m11s>);
+  static_assert(is_stored16<Fp16s> && is_stored16<E4m11s> && !is_stored16<float>);
+  CHECK(std::string(Fp16s::type_name) == "fp16s");
+  CHECK(std::string(E4m11s::type_name) == "e4m11");
+  for (float x : {0.0f, 1e-6f, -3.3e-4f, 0.0123f, 0.333f, -0.9f}) {
+    CHECK(Fp16s(x).bits == Fp16::encode(x));
+    CHECK(E4m11s(x).bits == E4m11::encode(x));
+    CHECK(float(Fp16s(x)) == Fp16::decode(Fp16::encode(x)));
+    CHECK(double(E4m11s(x)) == double(E4m11::decode(E4m11::encode(x))));
+  }
+  Fp16s zero{};
+  zero.bits = 0;
+  CHECK(float(zero) == 0.0f);  // a zeroed field is h = 0: f = w
+}

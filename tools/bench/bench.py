@@ -9,11 +9,19 @@ What it measures, in order:
   3. the DENSE reference (hemo_dense_lb: full box, direct addressing) on the same voxels,
   4. the CPU backend on the same geometries (MLUPS per core),
   5. each collision operator (bgk, trt, regularized) on the three geometries, fp32 and
-     fp64, best of two runs each: they move the same bytes, so any difference is arithmetic.
+     fp64, best of two runs each: they move the same bytes, so any difference is arithmetic,
+  6. the population storage (issue 16): the headline run (fp32 arithmetic, lexicographic,
+     block 256) once per `--storages` (default fp32 fp16s e4m11: lb_bgk.storage), best of
+     `--storage-reps`, with the device memory per fluid node; with `--fluidx3d JSON` (what
+     tools/bench/fluidx3d.sh wrote in the same device call) FluidX3D's measured rates go
+     next to them, with the issue-16 targets checked. Also written alone to
+     docs/performance-storage.md/.json; `--only-storage` measures just this (and the copy
+     bandwidth) and writes only that page.
 
 Bytes per fluid-node update, as counted (the minimum the update must move):
   SPARSE: 19 populations read + 19 written + 18 neighbour indices (4 B)
-          = 38 s + 72 B   (224 B in fp32, 376 B in fp64; s = bytes per value)
+          = 38 s + 72 B   (224 B in fp32, 376 B in fp64, 148 B with 16-bit storage;
+          s = bytes per stored population)
   DENSE:  19 read + 19 written + the node's flag (1 B) = 38 s + 1 B (153 B / 305 B);
           the neighbours' flags come from cache and are not counted (as FluidX3D does).
 Moments (density, velocity) are written only on check steps (every 1000 here) and are
@@ -27,36 +35,49 @@ import re
 import subprocess
 import sys
 
-from benchlib import ROOT, commit as head_commit, sparse_bytes, write_json
+from benchlib import ROOT, STORAGE_BYTES, commit as head_commit, run_json, sparse_bytes, write_json
 
 GEOMETRIES = [("box", "dense box 256^3"), ("pipe", "pipe D = 256, L = 320"), ("vessel_tree", "vessel tree, 15 vessels")]
 # Fastest published dense-grid code, for scale (not measured here): the single-GPU table of
-# FluidX3D's README (D3Q19 SRT, FP32 storage, empty 256^3 box, 153 B per cell update).
-FLUIDX3D = [{"device": "H200 SXM5 141GB", "mlups": 23056.0, "bytes_per_update": 153},
-            {"device": "H100 SXM5 80GB", "mlups": 17602.0, "bytes_per_update": 153}]
-
-
-def run_json(cmd):
-    print("  $", " ".join(cmd), flush=True)
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.stderr.write(p.stdout + p.stderr)
-        raise SystemExit(f"failed: {' '.join(cmd)}")
-    return json.loads(p.stdout.strip().splitlines()[-1])
+# FluidX3D's README (D3Q19 SRT, FP32 arithmetic, empty 256^3 box; 153 B per cell update
+# with FP32 storage, 77 B with FP16S or FP16C).
+FLUIDX3D_README = ("README of ProjectPhysX/FluidX3D at commit 8986874e626e, \"Single-GPU/CPU Benchmarks\": "
+                   "\"a memory capacity of 93 (FP32/FP32) or 55 (FP32/FP16) Bytes\" and \"a memory bandwidth of 153 "
+                   "(FP32/FP32) or 77 (FP32/FP16) Bytes per time step\" per cell")
+FLUIDX3D = [{"device": "H200 SXM5 141GB", "storage": "FP32", "mlups": 23056.0, "bytes_per_update": 153},
+            {"device": "H200 SXM5 141GB", "storage": "FP16S", "mlups": 36610.0, "bytes_per_update": 77},
+            {"device": "H200 SXM5 141GB", "storage": "FP16C", "mlups": 20291.0, "bytes_per_update": 77},
+            {"device": "H100 SXM5 80GB", "storage": "FP32", "mlups": 17602.0, "bytes_per_update": 153},
+            {"device": "H100 SXM5 80GB", "storage": "FP16S", "mlups": 29561.0, "bytes_per_update": 77},
+            {"device": "H100 SXM5 80GB", "storage": "FP16C", "mlups": 20227.0, "bytes_per_update": 77}]
+FLUIDX3D_BYTES = {"FP32": 153, "FP16S": 77, "FP16C": 77}        # per cell update (README)
+FLUIDX3D_MEMORY = {"FP32": 93, "FP16S": 55, "FP16C": 55}        # per cell (README)
+# hemoflow's storage -> FluidX3D's of the same width (FP16C is FluidX3D's 1-4-11 format, as e4m11).
+FLUIDX3D_PAIR = {"fp32": "FP32", "fp64": "FP32", "fp16s": "FP16S", "e4m11": "FP16C"}
+STORAGE_TYPE = {"fp32": "float32", "fp64": "float64", "fp16s": "fp16s", "e4m11": "e4m11"}  # summary's population_storage
+# Issue 16: MFLUPS on the box and the vessel tree (FP32 storage; 16-bit storage), and the
+# vessel tree's device memory against a dense code's (per fluid node).
+SPEED_TARGETS = {"fp32": 22700.0, "16-bit": 36000.0}
+MEMORY_TARGET = 0.35
 
 
 def run_hemoflow(a, geometry, out, backend, steps, precision="fp32", ordering="lexicographic", block=256, scale=1.0,
-                 collision="bgk"):
+                 collision="bgk", storage=None):
     case = os.path.join(ROOT, "cases", "bench", f"{geometry}.toml")
     dx = base_dx(case) * scale
     cmd = [a.hemoflow, "run", case, "--quiet", "--progress", "never", "--backend", backend, "--steps", str(steps),
            "--output", out, "--set", f'run.precision="{precision}"', "--set", f'lattice.ordering="{ordering}"',
            "--set", f"lattice.dx={dx!r}", "--set", f"lb_bgk.block_size={block}",
            "--set", f'lb_bgk.collision="{collision}"']
+    if storage:
+        cmd += ["--set", f'lb_bgk.storage="{storage}"']
     print("  $", " ".join(cmd), flush=True)
     subprocess.run(cmd, check=True)
     with open(os.path.join(out, "summary.json")) as f:
-        return json.load(f)
+        s = json.load(f)
+    if storage and s.get("population_storage") != STORAGE_TYPE[storage]:
+        raise SystemExit(f"{out}: asked for storage {storage}, the run reports {s.get('population_storage')!r}")
+    return s
 
 
 def base_dx(case):
@@ -80,13 +101,28 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer variants (one block size, no fp64)")
     ap.add_argument("--no-collisions", action="store_true", help="skip the collision-operator comparison")
     ap.add_argument("--geometries", nargs="+", choices=[g for g, _ in GEOMETRIES],
-                    help="with --collisions-only: only these geometries (the others' collision rows are kept)")
+                    help="with --collisions-only: only these geometries (the others' collision rows are kept); "
+                         "with --only-storage: only these geometries")
     ap.add_argument("--collision-reps", type=int, default=2, help="runs per operator in the comparison (best kept)")
     ap.add_argument("--collisions-only", metavar="PERFORMANCE_JSON",
                     help="run only the collision-operator comparison and merge it into the records of this earlier "
                          "performance.json (replacing its collision rows), then write both docs")
     ap.add_argument("--ncu", help="an Nsight Compute report of the fused kernel to summarise (device_session.sh makes one)")
+    ap.add_argument("--storages", nargs="+", choices=list(STORAGE_BYTES), default=["fp32", "fp16s", "e4m11"],
+                    help="population storages (lb_bgk.storage) of the storage comparison; fp64 runs in fp64, the "
+                         "others in fp32 arithmetic")
+    ap.add_argument("--storage-reps", type=int, help="runs per storage in the comparison, best kept (default 2, "
+                                                     "1 with --quick)")
+    ap.add_argument("--only-storage", action="store_true",
+                    help="run only the copy bandwidth and the storage comparison (with --fluidx3d: side by side) "
+                         "and write docs/performance-storage.md/.json; performance.md is left alone")
+    ap.add_argument("--fluidx3d", metavar="JSON",
+                    help="FluidX3D's results of the same device call (tools/bench/fluidx3d.sh): the side-by-side table")
     a = ap.parse_args()
+    if a.storage_reps is None:
+        a.storage_reps = 1 if a.quick else 2
+    if a.only_storage and a.collisions_only:
+        raise SystemExit("--only-storage and --collisions-only exclude each other")
     a.hemoflow = os.path.join(a.build, "bin", "hemoflow")
     membw = os.path.join(a.build, "bin", "hemo_membw")
     dense = os.path.join(a.build, "bin", "hemo_dense_lb")
@@ -94,7 +130,8 @@ def main():
     date = datetime.date.today().isoformat()
     records, notes = [], []
 
-    cpu_bw = run_json([membw, "--backend", "cpu"])
+    fx = read_fluidx3d(a.fluidx3d)
+    cpu_bw = None if a.only_storage and a.backend == "cuda" else run_json([membw, "--backend", "cpu"])
     gpu_bw = run_json([membw, "--backend", "cuda"]) if a.backend == "cuda" else None
     device = gpu_bw["device"] if gpu_bw else "CPU"
     copy_bw = gpu_bw["copy_bandwidth_gbs"] if gpu_bw else cpu_bw["copy_bandwidth_gbs"]
@@ -102,6 +139,8 @@ def main():
         with open(a.collisions_only) as f:
             labels = {label for g, label in GEOMETRIES if not a.geometries or g in a.geometries}
             records[:] = [r for r in json.load(f) if r.get("study") != "collision" or r["geometry"] not in labels]
+        for r in records:
+            r.setdefault("storage", r["precision"])
 
     def record(geometry, s_or_d, layout, backend, precision, ordering, block, mlups, bpu, mem, bw, dev, extra=None):
         eff = mlups * 1e6 * bpu / 1e9
@@ -109,12 +148,19 @@ def main():
              "fluid_nodes": s_or_d["fluid_nodes"], "precision": precision, "layout": layout, "ordering": ordering,
              "backend": backend, "block_size": block, "mlups": round(mlups, 1), "bytes_per_update": bpu,
              "effective_gbs": round(eff, 1), "bandwidth_fraction": round(eff / bw, 4), "device_memory_bytes": mem,
-             "copy_bandwidth_gbs": bw, "collision": "bgk", "commit": commit, "date": date}
+             "copy_bandwidth_gbs": bw, "collision": "bgk", "storage": precision, "commit": commit, "date": date}
         r.update(extra or {})
         records.append(r)
-        print(f"    -> {geometry:12} {layout:6} {ordering:13} {precision} block {block}: {mlups:9.1f} MFLUPS, "
-              f"{eff:7.1f} GB/s, {100 * eff / bw:5.1f}% of copy", flush=True)
+        print(f"    -> {geometry:12} {layout:6} {ordering:13} {precision} {r['storage']} block {block}: "
+              f"{mlups:9.1f} MFLUPS, {eff:7.1f} GB/s, {100 * eff / bw:5.1f}% of copy", flush=True)
         return r
+
+    if a.only_storage:
+        storage_study(a, a.backend, copy_bw, device, record)
+        os.makedirs(a.docs, exist_ok=True)
+        write_storage_page(a, records, fx, gpu_bw or cpu_bw, commit, date)
+        print_table(records)
+        return 0
 
     if a.backend == "cuda" and not a.collisions_only:
         blocks = [256] if a.quick else [128, 256, 512]
@@ -137,6 +183,9 @@ def main():
                               "--steps", str(a.steps), "--precision", precision])
                 record(label, d, "dense", "cuda", precision, "lexicographic", d["block_size"], d["mlups"],
                        d["bytes_per_update"], d["device_memory_bytes"], copy_bw, device)
+
+    if not a.collisions_only:
+        storage_study(a, a.backend, copy_bw, device, record)
 
     if a.backend == "cuda" and not a.no_collisions:
         # Collision operators: same kernel, same bytes; best of two runs of each, BGK again
@@ -166,9 +215,56 @@ def main():
 
     os.makedirs(a.docs, exist_ok=True)
     write_json(a.docs, "performance.json", records)
-    write_markdown(a, records, gpu_bw, cpu_bw, commit, date, read_ncu(a.ncu))
+    write_markdown(a, records, gpu_bw, cpu_bw, commit, date, read_ncu(a.ncu), fx)
+    if not a.collisions_only:
+        write_storage_page(a, records, fx, gpu_bw or cpu_bw, commit, date)
     print_table(records)
     return 0
+
+
+def storage_study(a, backend, copy_bw, device, record):
+    """The headline run (fp32 arithmetic, lexicographic, block 256) once per population
+    storage, one geometry after the other, best of --storage-reps. On the CPU at the CPU
+    scale and steps."""
+    gpu = backend == "cuda"
+    steps, scale = (a.steps, 1.0) if gpu else (a.cpu_steps, a.cpu_scale)
+    for geometry, label in GEOMETRIES:
+        if a.only_storage and a.geometries and geometry not in a.geometries:
+            continue
+        for storage in a.storages:
+            precision = "fp64" if storage == "fp64" else "fp32"
+            best = None
+            for rep in range(a.storage_reps):
+                out = os.path.join(a.work, f"{geometry}_{backend}_storage_{storage}_{rep}")
+                s = run_hemoflow(a, geometry, out, backend, steps, precision=precision, scale=scale, storage=storage)
+                if best is None or s["mlups"] > best["mlups"]:
+                    best = s
+            best["fluid_fraction"] = best["fluid_nodes"] / best["voxels"]
+            n = best["fluid_nodes"]
+            record(label if gpu else label + f" (dx x{a.cpu_scale:g})", best, "sparse", backend, precision,
+                   "lexicographic", 256 if gpu else 0, best["mlups"], sparse_bytes(storage),
+                   best["device_memory_bytes"], copy_bw, device if gpu else best["device"],
+                   {"storage": storage, "study": "storage", "case": geometry, "voxels": best["voxels"],
+                    "steps": steps, "reps": a.storage_reps, "field_bytes": best["field_bytes"],
+                    "mesh_bytes": best["mesh_bytes"],
+                    "device_bytes_per_fluid_node": round(best["device_memory_bytes"] / n, 1),
+                    "field_bytes_per_fluid_node": round(best["field_bytes"] / n, 1)})
+
+
+def read_fluidx3d(path):
+    """FluidX3D's rows from tools/bench/fluidx3d.sh; a missing or unreadable file is one
+    row with the error, so the page says the measurement failed."""
+    if not path:
+        return None
+    try:
+        with open(path) as f:
+            rows = json.load(f)
+    except (OSError, ValueError) as e:
+        return [{"code": "FluidX3D", "storage": "?", "error": f"{path}: {e}"}]
+    rows = rows if isinstance(rows, list) else [rows]
+    for r in rows:
+        r.setdefault("bytes_per_cell_update", FLUIDX3D_BYTES.get(r.get("storage")))
+    return rows
 
 
 def fmt_bytes(b):
@@ -176,11 +272,12 @@ def fmt_bytes(b):
 
 
 def print_table(records):
-    print(f"\n{'geometry':34} {'q':>5} {'layout':6} {'order':6} {'prec':4} {'blk':>4} {'MFLUPS':>9} {'B/upd':>5} "
-          f"{'GB/s':>7} {'of copy':>7} {'memory':>10}")
+    print(f"\n{'geometry':34} {'q':>5} {'layout':6} {'order':6} {'prec':4} {'store':5} {'blk':>4} {'MFLUPS':>9} "
+          f"{'B/upd':>5} {'GB/s':>7} {'of copy':>7} {'memory':>10}")
     for r in records:
         print(f"{r['geometry'][:34]:34} {r['fluid_fraction']:5.3f} {r['layout']:6} {r['ordering'][:6]:6} "
-              f"{r['precision']:4} {r['block_size']:4d} {r['mlups']:9.1f} {r['bytes_per_update']:5d} "
+              f"{r['precision']:4} {r.get('storage', r['precision']):5} {r['block_size']:4d} {r['mlups']:9.1f} "
+              f"{r['bytes_per_update']:5d} "
               f"{r['effective_gbs']:7.1f} {100 * r['bandwidth_fraction']:6.1f}% {fmt_bytes(r['device_memory_bytes']):>10}")
 
 
@@ -222,7 +319,7 @@ def dram_per_update(ncu, gpu):
             "their misaligned reads are served by L2."]
 
 
-def findings(gpu, ncu):
+def findings(gpu, ncu, fx, storage):
     """Targets, SPARSE vs DENSE, the profile and the published reference, from the records."""
     L = ["## Targets (issue 3): fused kernel, FP32, fraction of the copy bandwidth", "",
          "| geometry | best SPARSE fp32 | block, ordering | target | met |", "|---|---|---|---|---|"]
@@ -272,7 +369,7 @@ def findings(gpu, ncu):
               "and computes every population address without a branch, so all loads of a node are in flight at once; "
               "at commit 9038f87d77a1, where it branched on the link kind before each load, this script measured 50% "
               "of the copy bandwidth on the box.", ""]
-    h200 = FLUIDX3D[0]
+    h200 = [f for f in FLUIDX3D if f["device"].startswith("H200") and f["storage"] == "FP32"][0]
     box = [r for r in gpu if r["geometry"] == "dense box 256^3" and r["layout"] == "sparse" and r["precision"] == "fp32"]
     tree = [r for r in gpu if r["geometry"].startswith("vessel tree") and r["layout"] == "sparse" and r["precision"] == "fp32"]
     L += ["## For scale: FluidX3D", "",
@@ -290,14 +387,24 @@ def findings(gpu, ncu):
         L += [f"On the vessel tree (q = {q:.2f}) a dense code updates every voxel of the box, so at FluidX3D's rate it "
               f"would deliver at most {h200['mlups'] * q:.0f} MFLUPS (million fluid-node updates per second), against "
               f"hemoflow's {bt['mlups']:.0f}."]
-    L += ["FluidX3D also offers 16-bit population storage (FP16S/FP16C), which hemoflow does not have.", ""]
+    if fx is None:
+        L += ["No FluidX3D run accompanied this benchmark run (no `--fluidx3d`): these are FluidX3D's published "
+              "figures, not a side-by-side measurement."]
+    elif not storage:
+        L += ["FluidX3D's results were given (`--fluidx3d`), but this run has no storage records to set them beside: "
+              "these are FluidX3D's published figures, not a side-by-side measurement."]
+    else:
+        L += ["FluidX3D was also run on this machine in the same call: see \"Side by side with FluidX3D\" below."]
+    L += ["Both codes offer 16-bit population storage (FluidX3D FP16S/FP16C, hemoflow `lb_bgk.storage` fp16s/e4m11)"
+          + (": see \"Population storage\" below." if storage else "; this run did not measure hemoflow's."), ""]
     return L
 
 
-def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu):
+def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu, fx):
     collisions = [r for r in records if r.get("study") == "collision"]
-    gpu = [r for r in records if r["backend"] == "cuda" and r.get("study") != "collision"]
-    cpu = [r for r in records if r["backend"] == "cpu"]
+    storage = [r for r in records if r.get("study") == "storage"]
+    gpu = [r for r in records if r["backend"] == "cuda" and not r.get("study")]
+    cpu = [r for r in records if r["backend"] == "cpu" and not r.get("study")]
     L = ["# Performance", "",
          f"Measured by `tools/bench/run` on {', '.join(dict.fromkeys(r['date'] for r in records))} at commit "
          f"{', '.join('`' + c + '`' for c in dict.fromkeys(r['commit'] for r in records))} (each record in "
@@ -309,7 +416,8 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu):
               f"{gpu_bw['kernel_bandwidth_gbs']:.0f} GB/s; the larger, {gpu_bw['copy_bandwidth_gbs']:.0f} GB/s, is the "
               "ceiling used below.", ""]
     L += ["**Bytes per fluid-node update, as counted** (the least the update must move): SPARSE (hemoflow) "
-          "19 populations read + 19 written + 18 neighbour indices of 4 B = 224 B in fp32, 376 B in fp64; "
+          "19 populations read + 19 written + 18 neighbour indices of 4 B = 224 B in fp32, 376 B in fp64, 148 B "
+          "with 16-bit population storage (`lb_bgk.storage` fp16s or e4m11); "
           "DENSE (direct addressing, `hemo_dense_lb`) 19 + 19 populations + the node's 1-byte flag = 153 B / 305 B "
           "(neighbour flags come from cache and are not counted, as FluidX3D counts). Density and velocity are "
           "written only on check and output steps and are not counted.", ""]
@@ -321,12 +429,15 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu):
             L.append(f"| {r['geometry']} | {r['fluid_fraction']:.3f} | {r['layout']} | {r['ordering']} | {r['precision']} | "
                      f"{r['block_size']} | {r['mlups']:.0f} | {r['bytes_per_update']} | {r['effective_gbs']:.0f} | "
                      f"{100 * r['bandwidth_fraction']:.1f}% | {fmt_bytes(r['device_memory_bytes'])} |")
-        for fx in FLUIDX3D:
-            L.append(f"| *FluidX3D on an {fx['device']} (published, not measured here)* | 1 | dense | | fp32 | | "
-                     f"{fx['mlups']:.0f} | {fx['bytes_per_update']} | {fx['mlups'] * fx['bytes_per_update'] / 1e3:.0f} | | |")
+        for f in FLUIDX3D:
+            if f["storage"] == "FP32":
+                L.append(f"| *FluidX3D on an {f['device']} (published, not measured here)* | 1 | dense | | fp32 | | "
+                         f"{f['mlups']:.0f} | {f['bytes_per_update']} | {f['mlups'] * f['bytes_per_update'] / 1e3:.0f} | | |")
         L.append("")
         L += memory_section(gpu)
-        L += findings(gpu, ncu)
+        L += findings(gpu, ncu, fx, storage)
+    if storage:
+        L += storage_section(storage, fx, a.cpu_scale)
     if collisions:
         L += collision_section(collisions)
     if cpu:
@@ -356,7 +467,9 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu):
           "to a 16-bit format does to density and velocity on four developed flows (IEEE half with and without a "
           "range shift, and a format of 4 exponent and 11 mantissa bits): `tools/bench/fp16_storage.py`, written to "
           "[fp16_storage.md](fp16_storage.md). The design that follows from both: "
-          "[bytes_per_update.md](bytes_per_update.md).", ""]
+          "[bytes_per_update.md](bytes_per_update.md). The 16-bit storage is built; its speed and memory are in "
+          "\"Population storage\" above when this run measured it, and alone in "
+          "[performance-storage.md](performance-storage.md) (`tools/bench/bench.py --only-storage`).", ""]
     L += ["## Several GPUs", "",
           "Strong and weak scaling on several GPUs (one MPI rank per GPU), with the share of the step time spent "
           "waiting on the halo exchange, are measured by `tools/bench/scaling.py` and written to "
@@ -364,6 +477,7 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu):
           "## Reproduce", "",
           "On a machine with the GPU (or, without one, `--backend cpu`):", "",
           "```sh", "tools/build                  # Release, CUDA for sm_90", "tools/bench/run              # this page and docs/performance.json",
+          "tools/bench/run --only-storage [--fluidx3d fluidx3d.json]   # only docs/performance-storage.md/.json",
           "```", "",
           "On a lent GPU machine that lacks the libraries: build here, bundle "
           "(`../shared/tools/bundle-with-deps .bundle build/bin/{hemoflow,hemo_membw,hemo_dense_lb,hemo_unit_tests} "
@@ -416,6 +530,222 @@ def memory_section(gpu):
         L.append(f"| {label} | {q:.3f} | {fmt_bytes(sp[0]['device_memory_bytes'])} | {fmt_bytes(de[0]['device_memory_bytes'])} | "
                  f"{ratio:.3f} | {q * (42 * 4 + 72) / (42 * 4 + 1):.3f} | {46 * q / 43 + 1 / 43:.3f} |")
     return L + [""]
+
+
+def storage_row(recs, case, storage):
+    rs = [r for r in recs if r.get("case") == case and r.get("storage") == storage]
+    return rs[-1] if rs else None
+
+
+def fluidx3d_row(fx, storage):
+    """The measured FluidX3D row of this storage (FP32, FP16S, FP16C), or None."""
+    rs = [r for r in fx or [] if r.get("storage") == storage and r.get("mlups")]
+    return rs[0] if rs else None
+
+
+def fluidx3d_memory(row, storage):
+    """FluidX3D's bytes per cell: as its run reported them, else its README's figure."""
+    if row and row.get("memory_bytes_per_cell"):
+        return row["memory_bytes_per_cell"], "reported by the run"
+    return FLUIDX3D_MEMORY[storage], "README"
+
+
+def storage_checks(recs, fx):
+    """Issue 16's targets from the storage records: MFLUPS on the box and the vessel tree
+    (FP32 storage; each 16-bit storage), and the vessel tree's device memory per fluid node
+    against a dense code's (FluidX3D's bytes per cell / fluid fraction). A target without a
+    measurement is not met."""
+    tree = [r for r in recs if r.get("case") == "vessel_tree"]
+    q = tree[0]["fluid_fraction"] if tree else None
+    sixteen = [st for st in ("fp16s", "e4m11") if any(r.get("storage") == st for r in recs)] or ["16-bit"]
+    checks = []
+    for storage in ["fp32"] + sixteen:
+        target = SPEED_TARGETS["fp32" if storage == "fp32" else "16-bit"]
+        pair = FLUIDX3D_PAIR.get(storage, "FP16S")
+        for case in ("box", "vessel_tree"):
+            r = storage_row(recs, case, storage)
+            f = fluidx3d_row(fx, pair)
+            per_fluid = q if case == "vessel_tree" else 1.0
+            checks.append({"check": "speed", "case": case, "storage": storage, "target_mflups": target,
+                           "mflups": r["mlups"] if r else None, "met": bool(r and r["mlups"] >= target),
+                           "fluidx3d_storage": pair,
+                           "fluidx3d_mflups": round(f["mlups"] * per_fluid, 1) if f and per_fluid else None})
+    for storage in [st for st in ("fp32", "fp16s", "e4m11", "fp64") if storage_row(recs, "vessel_tree", st)] or ["fp32"]:
+        r = storage_row(recs, "vessel_tree", storage)
+        if not r:
+            checks.append({"check": "memory", "case": "vessel_tree", "storage": storage, "ratio": None,
+                           "target_ratio": MEMORY_TARGET, "met": False})
+            continue
+        pair = FLUIDX3D_PAIR[storage]
+        per_cell, source = fluidx3d_memory(fluidx3d_row(fx, pair), pair)
+        per_cell32, _ = fluidx3d_memory(fluidx3d_row(fx, "FP32"), "FP32")
+        ratio = r["device_bytes_per_fluid_node"] * q / per_cell
+        checks.append({"check": "memory", "case": "vessel_tree", "storage": storage, "fluid_fraction": round(q, 4),
+                       "bytes_per_fluid_node": r["device_bytes_per_fluid_node"], "dense_storage": pair,
+                       "dense_bytes_per_cell": per_cell, "dense_bytes_source": source,
+                       "dense_bytes_per_fluid_node": round(per_cell / q, 1), "ratio": round(ratio, 3),
+                       "ratio_against_dense_fp32": round(r["device_bytes_per_fluid_node"] * q / per_cell32, 3),
+                       "target_ratio": MEMORY_TARGET, "met": ratio <= MEMORY_TARGET})
+    return checks
+
+
+def cell(text, n=300):
+    """Free text (an error message, FluidX3D's log) as one Markdown table cell."""
+    text = " ".join(str(text).split()).replace("|", "/")
+    return text if len(text) <= n else text[:n] + " ..."
+
+
+def verdict(met):
+    return "PASS" if met else "**FAIL**"
+
+
+def storage_section(recs, fx, cpu_scale):
+    """The storage comparison, FluidX3D side by side (measured with --fluidx3d, else its
+    published figures), and issue 16's targets."""
+    r0 = recs[0]
+    gpu = r0["backend"] == "cuda"
+    label = {"box": "dense box 256^3", "pipe": "pipe D = 256, L = 320", "vessel_tree": "vessel tree, 15 vessels"}
+    mem = ("the measured drop in free device memory over the set-up (all of the run's device allocations, with "
+           "padding) divided by the fluid nodes" if gpu else
+           "on the CPU backend the summary's device_memory_bytes are the field bytes, so both columns agree")
+    L = ["## Population storage (issue 16): fp32 against 16-bit", "",
+         f"**Device:** {r0['device']}; copy bandwidth {r0['copy_bandwidth_gbs']:.0f} GB/s (hemo_membw, the same run). "
+         f"hemoflow on `cases/bench/{{box,pipe,vessel_tree}}.toml`{'' if gpu else f' at dx x{cpu_scale:g}'}, "
+         "`run.precision = \"fp32\"` (the arithmetic; an fp64 storage row runs in fp64), `lb_bgk.storage` as listed, "
+         f"BGK, lexicographic order, block {r0['block_size'] if gpu else '-'}, {r0['steps']} steps, best of {r0['reps']} "
+         "run(s) of each storage, the storages one after the other per geometry. Bytes per fluid-node update, "
+         "counted: 19 populations read + 19 written + 18 neighbour indices of 4 B = 38 s + 72 (fp32 224 B, 16-bit "
+         f"148 B). Device memory per fluid node: {mem}; \"counted\" is the bytes of the arrays the run keeps on the "
+         "device (both population sets, density, velocity, the neighbour table, the link tables: the summary's "
+         "field_bytes) per fluid node. The host's mesh arrays (mesh_bytes: coordinates, a host copy of the "
+         "neighbour table, sort keys) are not on the device and are not added.", "",
+         "| geometry | fluid fraction | storage | MFLUPS | of fp32 storage | B/update | GB/s | of copy BW | "
+         "device memory per fluid node | counted |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in recs:
+        base = storage_row(recs, r["case"], "fp32")
+        rel = f"{100 * r['mlups'] / base['mlups']:.0f}%" if base else "-"
+        L.append(f"| {r['geometry']} | {r['fluid_fraction']:.3f} | {r['storage']} | {r['mlups']:.0f} | {rel} | "
+                 f"{r['bytes_per_update']} | {r['effective_gbs']:.0f} | {100 * r['bandwidth_fraction']:.1f}% | "
+                 f"{r['device_bytes_per_fluid_node']:.0f} B | {r['field_bytes_per_fluid_node']:.0f} B |")
+    L.append("")
+    tree = [r for r in recs if r.get("case") == "vessel_tree"]
+    q = tree[0]["fluid_fraction"] if tree else None
+    bw = r0["copy_bandwidth_gbs"]
+    if fx is not None:
+        commits = ", ".join(dict.fromkeys(f"`{f['commit']}`" for f in fx if f.get("commit"))) or "(commit not given)"
+        devices = list(dict.fromkeys(f["device"] for f in fx if f.get("device")))
+        boxes = list(dict.fromkeys("x".join(str(n) for n in f["box"]) for f in fx if f.get("box")))
+        L += ["## Side by side with FluidX3D (measured in the same run)", "",
+              f"FluidX3D at commit {commits}, built and run by `tools/bench/fluidx3d.sh` in the same device call as "
+              f"this script, on {', '.join(devices) or 'a device it did not name'}: its own benchmark (D3Q19 SRT, FP32 "
+              f"arithmetic, the storage listed, an empty box of {', '.join(boxes) or '?'} cells, every cell fluid). "
+              "Its bytes per cell update are its own count (153 B with FP32 storage, 77 B with FP16S or FP16C: "
+              f"{FLUIDX3D_README}); hemoflow's are counted as above. Effective GB/s = rate x bytes per update; "
+              f"fraction = effective / the copy bandwidth measured by hemo_membw in this run ({bw:.0f} GB/s). "
+              "Memory of FluidX3D: its bytes per cell (93 B FP32, 55 B FP16S/FP16C, from the same README, unless its "
+              "run reported them) / fluid fraction. The FluidX3D vessel-tree rows are derived, not run: a dense code "
+              "updates every voxel of the tree's bounding box, so its rate per fluid node is its box rate x q, with "
+              f"q = fluid nodes / voxels of hemoflow's run{f' = {q:.3f}' if q else ''}, at bytes per cell / q per "
+              "fluid-node update.", ""]
+        if not any(f.get("mlups") for f in fx):
+            L += ["**No FluidX3D rate was measured in this run** (see the errors in the table): there is no "
+                  "side-by-side measurement, and the FluidX3D columns below are empty.", ""]
+        if devices and not any(d.lower() in r0["device"].lower() or r0["device"].lower() in d.lower()
+                               or d.split()[-1].lower() in r0["device"].lower() for d in devices):
+            L += [f"**Warning:** FluidX3D names its device {', '.join(devices)}, hemoflow {r0['device']}: check that "
+                  "both ran on the same machine.", ""]
+        L += ["| code | storage | geometry | M fluid-node updates/s | B per update | GB/s | of copy BW | "
+              "device memory per fluid node | device |", "|---|---|---|---|---|---|---|---|---|"]
+        for r in recs:
+            if r.get("case") in ("box", "vessel_tree"):
+                L.append(f"| hemoflow | {r['storage']} | {r['geometry']} | {r['mlups']:.0f} | {r['bytes_per_update']} | "
+                         f"{r['effective_gbs']:.0f} | {100 * r['bandwidth_fraction']:.1f}% | "
+                         f"{r['device_bytes_per_fluid_node']:.0f} B (measured) | {r['device']} |")
+        for f in fx:
+            st = f.get("storage", "?")
+            if not f.get("mlups"):
+                L.append(f"| FluidX3D | {cell(st)} | empty box | **not measured**: {cell(f.get('error', 'no rate in its output'))} "
+                         f"| | | | | {cell(f.get('device', ''))} |")
+                continue
+            b = f.get("bytes_per_cell_update") or FLUIDX3D_BYTES.get(st)
+            eff = f["mlups"] * b / 1e3
+            mem, source = fluidx3d_memory(f, st) if st in FLUIDX3D_MEMORY else (None, "")
+            L.append(f"| FluidX3D | {cell(st)} | empty box {'x'.join(str(n) for n in f.get('box', []))} | {f['mlups']:.0f} | "
+                     f"{b} | {eff:.0f} | {100 * eff / bw:.1f}% | {f'{mem} B ({source})' if mem else '?'} | "
+                     f"{cell(f.get('device', ''))} |")
+            if q:
+                L.append(f"| *FluidX3D, derived* | {cell(st)} | vessel tree (box rate x q) | {f['mlups'] * q:.0f} | "
+                         f"{b / q:.0f} | {eff:.0f} | {100 * eff / bw:.1f}% | {f'{mem / q:.0f} B' if mem else '?'} | |")
+        L.append("")
+    else:
+        L += ["## FluidX3D: published, not measured here", "",
+              "No FluidX3D run accompanied this benchmark run (no `--fluidx3d`): there is **no side-by-side "
+              f"measurement**. FluidX3D's own published figures, for scale only ({FLUIDX3D_README}; D3Q19 SRT, FP32 "
+              "arithmetic, empty 256^3 box):", "",
+              "| device | storage | MLUPS (published) | B per cell update | GB/s | memory per cell |", "|---|---|---|---|---|---|"]
+        for f in FLUIDX3D:
+            L.append(f"| *{f['device']} (published, not measured here)* | {f['storage']} | {f['mlups']:.0f} | "
+                     f"{f['bytes_per_update']} | {f['mlups'] * f['bytes_per_update'] / 1e3:.0f} | "
+                     f"{FLUIDX3D_MEMORY[f['storage']]} B |")
+        L.append("")
+    checks = storage_checks(recs, fx)
+    L += ["## Issue 16 targets", "",
+          f"Speed: hemoflow >= {SPEED_TARGETS['fp32']:.0f} MFLUPS with FP32 storage and >= {SPEED_TARGETS['16-bit']:.0f} "
+          "MFLUPS with 16-bit storage (each 16-bit format checked on its own), on the box and on the vessel tree, "
+          "as measured above. Next to it, FluidX3D with the storage of the same width "
+          + ("measured in this run (on the tree: its box rate x q, per fluid node)." if fx is not None else
+             "was not run (no `--fluidx3d`)."), "",
+          "| hemoflow storage | geometry | hemoflow MFLUPS | FluidX3D, same width | target | verdict |",
+          "|---|---|---|---|---|---|"]
+    for c in [c for c in checks if c["check"] == "speed"]:
+        got = f"{c['mflups']:.0f}" if c["mflups"] is not None else "not measured"
+        if fx is None:
+            other = "not run"
+        elif c["fluidx3d_mflups"] is None:
+            other = f"{c['fluidx3d_storage']}: not measured"
+        else:
+            other = f"{c['fluidx3d_storage']}: {c['fluidx3d_mflups']:.0f}"
+        L.append(f"| {c['storage']} | {label[c['case']]} | {got} | {other} | >= {c['target_mflups']:.0f} | "
+                 f"{verdict(c['met'])} |")
+    L += ["", f"Memory on the vessel tree: hemoflow's device memory per fluid node <= {MEMORY_TARGET:.2f}x a dense "
+          "code's, whose bytes per fluid node are its bytes per cell / q (it stores every voxel of the bounding box). "
+          "The check pairs each hemoflow storage with FluidX3D's of the same width (fp32 with FP32 at 93 B per cell, "
+          "16-bit with FP16S/FP16C at 55 B; FluidX3D's README); the last column is the ratio against FluidX3D with "
+          "FP32 storage, for reference.", "",
+          "| hemoflow storage | hemoflow B per fluid node | dense code (same width) | its B per fluid node | ratio | "
+          "target | verdict | ratio against dense FP32 |", "|---|---|---|---|---|---|---|---|"]
+    for c in [c for c in checks if c["check"] == "memory"]:
+        if c["ratio"] is None:
+            L.append(f"| {c['storage']} | not measured | | | | <= {MEMORY_TARGET:.2f} | {verdict(False)} | |")
+            continue
+        L.append(f"| {c['storage']} | {c['bytes_per_fluid_node']:.0f} | FluidX3D {c['dense_storage']}, "
+                 f"{c['dense_bytes_per_cell']} B per cell ({c['dense_bytes_source']}) / q = {c['fluid_fraction']:.3f} | "
+                 f"{c['dense_bytes_per_cell'] / c['fluid_fraction']:.0f} | {c['ratio']:.3f} | <= {MEMORY_TARGET:.2f} | "
+                 f"{verdict(c['met'])} | {c['ratio_against_dense_fp32']:.3f} |")
+    return L + [""]
+
+
+def write_storage_page(a, records, fx, bw, commit, date):
+    """docs/performance-storage.md and .json: the storage comparison alone."""
+    recs = [r for r in records if r.get("study") == "storage"]
+    if not recs:
+        return
+    L = ["# Performance: population storage (issue 16)", "",
+         f"Measured by `tools/bench/bench.py{' --only-storage' if a.only_storage else ''}` on {date} at commit "
+         f"`{commit}`. Every number here comes from that script; a FluidX3D rate, from the file that "
+         "`tools/bench/fluidx3d.sh` wrote in the same device call (`--fluidx3d`), or from FluidX3D's README where "
+         "marked published. MFLUPS counts fluid-node updates per second.", ""]
+    L += storage_section(recs, fx, a.cpu_scale)
+    L += ["## Reproduce", "",
+          "```sh", "tools/bench/run --only-storage                         # hemoflow only",
+          "tools/bench/run --only-storage --fluidx3d fluidx3d.json  # with FluidX3D's rows of the same call",
+          "```", "", "The full `tools/bench/run` measures this too and writes this page as well as "
+          "[performance.md](performance.md).", ""]
+    write_json(a.docs, "performance-storage.json",
+               {"date": date, "commit": commit, "copy_bandwidth": bw, "records": recs, "fluidx3d": fx,
+                "fluidx3d_published": None if fx is not None else FLUIDX3D, "checks": storage_checks(recs, fx)})
+    with open(os.path.join(a.docs, "performance-storage.md"), "w") as f:
+        f.write("\n".join(L) + "\n")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ result is written into docs/ (the numbers as JSON, the page as Markdown)."""
 import json
 import os
 import subprocess
+import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -14,10 +15,26 @@ def commit():
         ["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip() or "unknown"
 
 
-def sparse_bytes(precision):
+# Bytes of one stored population, by run.precision or lb_bgk.storage.
+STORAGE_BYTES = {"fp32": 4, "fp64": 8, "fp16s": 2, "e4m11": 2}
+
+
+def sparse_bytes(storage):
     """Bytes per node update of the fused sparse kernel: 19 populations read and written,
-    18 neighbour indices."""
-    return 38 * (4 if precision == "fp32" else 8) + 18 * 4
+    18 neighbour indices of 4 B: 38 s + 72 (fp32 224, fp64 376, 16-bit 148). `storage` is
+    the population storage (lb_bgk.storage), which is the precision unless set."""
+    return 38 * STORAGE_BYTES[storage] + 18 * 4
+
+
+def run_json(cmd):
+    """Runs a tool that prints one JSON object as its last line; stops the script with its
+    output if it fails."""
+    print("  $", " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.stderr.write(p.stdout + p.stderr)
+        raise SystemExit(f"failed (exit {p.returncode}): {' '.join(cmd)}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def write_json(docs, name, data):

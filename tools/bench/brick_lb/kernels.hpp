@@ -1,0 +1,147 @@
+#pragma once
+// BRICK prototype for issue 16 (docs/bytes_per_update.md, section 4): the same D3Q19
+// update as lb_bgk (pull, collision operator, Guo force, 16-bit storage), on a brick-sparse
+// layout, to measure what the layout gives before the mesh and every plugin move to it.
+//   - The box is cut into bricks of 4^3 voxels; only bricks with fluid are stored, each as
+//     64 slots (slot = x + 4 y + 16 z inside the brick), so node n = brick * 64 + slot and
+//     populations are SoA rows over all slots: h_q(n) = f[q * stride + n].
+//   - Neighbours inside a brick are implicit; across bricks one table of 27 brick ids per
+//     brick (the brick itself and its 26 neighbours; `no_brick` where none is stored).
+//   - Which slots are fluid: one 64-bit mask per brick. A pull from a solid slot, or from
+//     a brick that is not stored, is halfway bounce-back (physics/bounce_back.hpp).
+// Per fluid-node update it reads and writes the 19 populations and, per brick, the mask
+// and the table (8 + 108 B shared by the brick's fluid slots): no per-node index at all.
+#include <cstdint>
+
+#include "physics/collision.hpp"
+#include "plugins/lb_bgk/kernels.hpp"
+
+namespace hemo::bench {
+
+namespace d3q19 = phys::d3q19;
+
+inline constexpr std::uint32_t no_brick = 0xffffffffu;
+
+/// Where the population of direction q at slot (x, y, z) of brick b comes from (pull, sign
+/// = -1: the node at x - c_q) or goes to (sign = +1: x + c_q): that node's id, or no_brick
+/// where it is solid or its brick is not stored.
+template <int Sign>
+HEMO_HD std::uint32_t brick_neighbour(int q, int x, int y, int z, std::uint32_t b, std::uint64_t own,
+                                      const std::uint64_t* HEMO_RESTRICT fluid_mask,
+                                      const std::uint32_t* HEMO_RESTRICT brick_table) {
+  const int sx = x + Sign * d3q19::cx(q), sy = y + Sign * d3q19::cy(q), sz = z + Sign * d3q19::cz(q);
+  const int ox = (sx >> 2) + 1, oy = (sy >> 2) + 1, oz = (sz >> 2) + 1;  // 0, 1 or 2 (>> floors)
+  const std::uint32_t nb = (ox == 1 && oy == 1 && oz == 1) ? b : brick_table[std::size_t(b) * 27 + ox + 3 * oy + 9 * oz];
+  const std::uint32_t slot = std::uint32_t((sx & 3) + 4 * (sy & 3) + 16 * (sz & 3));
+  const std::uint64_t mask = nb == b ? own : (nb == no_brick ? std::uint64_t(0) : fluid_mask[nb]);
+  return (mask >> slot & 1u) ? nb * 64u + slot : no_brick;
+}
+
+template <class Real, class Store = Real>
+struct BrickCollideStream {
+  const Store* HEMO_RESTRICT f_in;
+  Store* HEMO_RESTRICT f_out;
+  const std::uint64_t* HEMO_RESTRICT fluid_mask;  // per brick: bit s set where slot s is fluid
+  const std::uint32_t* HEMO_RESTRICT brick_table;  // 27 per brick: (dx+1) + 3 (dy+1) + 9 (dz+1)
+  Real* HEMO_RESTRICT density;
+  Real* HEMO_RESTRICT velocity;
+  phys::Vec3<Real> acceleration;
+  phys::BgkCollision<Real> collision;
+  std::uint32_t stride;
+  bool write_moments;
+
+  HEMO_HD void operator()(std::uint32_t n) const {
+    const std::uint32_t b = n >> 6, s = n & 63u;
+    const std::uint64_t own = fluid_mask[b];
+    if (!(own >> s & 1u)) return;
+    const int x = int(s & 3u), y = int(s >> 2 & 3u), z = int(s >> 4);
+    // The 18 source slots first (table and masks come from cache: every slot of the brick
+    // reads the same ones), then 19 branch-free population loads, as in lb_bgk's pull.
+    std::uint32_t src[d3q19::Q];
+    HEMO_UNROLL
+    for (int q = 1; q < d3q19::Q; ++q) src[q] = brick_neighbour<-1>(q, x, y, z, b, own, fluid_mask, brick_table);
+    Real h[d3q19::Q];
+    const std::size_t st = stride;
+    h[0] = Real(f_in[n]);
+    HEMO_UNROLL
+    for (int q = 1; q < d3q19::Q; ++q) {
+      const std::size_t at = src[q] != no_brick ? std::size_t(q) * st + src[q] : std::size_t(d3q19::opposite(q)) * st + n;
+      h[q] = Real(f_in[at]);
+    }
+    const phys::Moments<Real> m = phys::moments(h);
+    const Real rho = Real(1) + m.drho;
+    const phys::Vec3<Real> F{rho * acceleration.x, rho * acceleration.y, rho * acceleration.z};
+    lb_bgk::relax_and_store(h, collision, F, n, st, f_out, write_moments, density, velocity);
+  }
+};
+
+/// In-place streaming (the AA pattern: Bailey et al., ICPP 2009): one population array.
+/// Even steps read the node's own 19 populations and write the post-collision ones back
+/// into the opposite slots; odd steps read from the neighbours' opposite slots (where the
+/// even step left them) and write each post-collision population into the slot of the
+/// node it streams to. A solid neighbour turns both into the node's own slot: halfway
+/// bounce-back. Each node reads and writes the same 19 locations, so no two nodes touch
+/// one location in a step. State after an even step: f*_q(x) at slot opp(q) of x.
+template <class Real, class Store = Real>
+struct BrickCollideStreamAA {
+  Store* HEMO_RESTRICT f;
+  const std::uint64_t* HEMO_RESTRICT fluid_mask;
+  const std::uint32_t* HEMO_RESTRICT brick_table;
+  Real* HEMO_RESTRICT density;
+  Real* HEMO_RESTRICT velocity;
+  phys::Vec3<Real> acceleration;
+  phys::BgkCollision<Real> collision;
+  std::uint32_t stride;
+  bool odd, write_moments;
+
+  HEMO_HD void operator()(std::uint32_t n) const {
+    const std::uint32_t b = n >> 6, s = n & 63u;
+    const std::uint64_t own = fluid_mask[b];
+    if (!(own >> s & 1u)) return;
+    const int x = int(s & 3u), y = int(s >> 2 & 3u), z = int(s >> 4);
+    const std::size_t st = stride;
+    // at[q]: where this step reads the population arriving in direction q, which is also
+    // where it writes the post-collision population of direction opp(q).
+    std::size_t at[d3q19::Q];
+    at[0] = n;
+    HEMO_UNROLL
+    for (int q = 1; q < d3q19::Q; ++q) {
+      if (!odd) {
+        at[q] = std::size_t(q) * st + n;
+      } else {
+        const std::uint32_t src = brick_neighbour<-1>(q, x, y, z, b, own, fluid_mask, brick_table);
+        at[q] = src != no_brick ? std::size_t(d3q19::opposite(q)) * st + src : std::size_t(q) * st + n;
+      }
+    }
+    Real h[d3q19::Q];
+    HEMO_UNROLL
+    for (int q = 0; q < d3q19::Q; ++q) h[q] = Real(f[at[q]]);
+    const phys::Moments<Real> m = phys::moments(h);
+    const Real rho = Real(1) + m.drho;
+    const phys::Vec3<Real> F{rho * acceleration.x, rho * acceleration.y, rho * acceleration.z};
+    const phys::NodeState<Real> state = collision(h, F);
+    // f*_q goes where direction opp(q) was read from: even steps, slot opp(q) of n; odd
+    // steps, slot q of x + c_q (or, against a wall, slot opp(q) of n: bounce-back).
+    HEMO_UNROLL
+    for (int q = 0; q < d3q19::Q; ++q) f[at[d3q19::opposite(q)]] = Store(h[q]);
+    if (write_moments) {
+      density[n] = Real(1) + state.drho;
+      velocity[n] = state.u.x;
+      velocity[st + n] = state.u.y;
+      velocity[2 * st + n] = state.u.z;
+    }
+  }
+};
+
+/// h = 0 (f = w) on every slot.
+template <class Store>
+struct BrickInit {
+  Store* HEMO_RESTRICT f;
+  std::uint32_t stride;
+  HEMO_HD void operator()(std::uint32_t n) const {
+    HEMO_UNROLL
+    for (int q = 0; q < d3q19::Q; ++q) f[std::size_t(q) * stride + n] = Store(0.0f);
+  }
+};
+
+}  // namespace hemo::bench
