@@ -6,7 +6,7 @@
 //     64 slots (slot = x + 4 y + 16 z inside the brick), so node n = brick * 64 + slot and
 //     populations are SoA rows over all slots: h_q(n) = f[q * stride + n].
 //   - Neighbours inside a brick are implicit; across bricks one table of 27 brick ids per
-//     brick (the brick itself and its 26 neighbours; `no_brick` where none is stored).
+//     brick (its 26 neighbours and, at entry 13, itself; `no_brick` where none is stored).
 //   - Which slots are fluid: one 64-bit mask per brick. A pull from a solid slot, or from
 //     a brick that is not stored, is halfway bounce-back (physics/bounce_back.hpp).
 // Per fluid-node update it reads and writes the 19 populations and, per brick, the mask
@@ -26,14 +26,18 @@ inline constexpr std::uint32_t no_brick = 0xffffffffu;
 /// = -1: the node at x - c_q) or goes to (sign = +1: x + c_q): that node's id, or no_brick
 /// where it is solid or its brick is not stored.
 template <int Sign>
-HEMO_HD std::uint32_t brick_neighbour(int q, int x, int y, int z, std::uint32_t b, std::uint64_t own,
+HEMO_HD std::uint32_t brick_neighbour(int q, int x, int y, int z, std::uint32_t b,
                                       const std::uint64_t* HEMO_RESTRICT fluid_mask,
                                       const std::uint32_t* HEMO_RESTRICT brick_table) {
   const int sx = x + Sign * d3q19::cx(q), sy = y + Sign * d3q19::cy(q), sz = z + Sign * d3q19::cz(q);
   const int ox = (sx >> 2) + 1, oy = (sy >> 2) + 1, oz = (sz >> 2) + 1;  // 0, 1 or 2 (>> floors)
-  const std::uint32_t nb = (ox == 1 && oy == 1 && oz == 1) ? b : brick_table[std::size_t(b) * 27 + ox + 3 * oy + 9 * oz];
+  // Unconditional loads (entry 13 of the table is the brick itself; a missing brick reads
+  // the own mask and clears it): a conditional load is a branch, and the lanes of a warp
+  // (one brick's slots) take it differently at the brick's faces.
+  const std::uint32_t nb = brick_table[std::size_t(b) * 27 + std::uint32_t(ox + 3 * oy + 9 * oz)];
+  const bool stored = nb != no_brick;
+  const std::uint64_t mask = fluid_mask[stored ? nb : b] & (stored ? ~std::uint64_t(0) : std::uint64_t(0));
   const std::uint32_t slot = std::uint32_t((sx & 3) + 4 * (sy & 3) + 16 * (sz & 3));
-  const std::uint64_t mask = nb == b ? own : (nb == no_brick ? std::uint64_t(0) : fluid_mask[nb]);
   return (mask >> slot & 1u) ? nb * 64u + slot : no_brick;
 }
 
@@ -59,14 +63,17 @@ struct BrickCollideStream {
     // reads the same ones), then 19 branch-free population loads, as in lb_bgk's pull.
     std::uint32_t src[d3q19::Q];
     HEMO_UNROLL
-    for (int q = 1; q < d3q19::Q; ++q) src[q] = brick_neighbour<-1>(q, x, y, z, b, own, fluid_mask, brick_table);
+    for (int q = 1; q < d3q19::Q; ++q) src[q] = brick_neighbour<-1>(q, x, y, z, b, fluid_mask, brick_table);
     Real h[d3q19::Q];
     const std::size_t st = stride;
     h[0] = Real(f_in[n]);
+    // Row pointers and 32-bit offsets: one wide multiply-add per address instead of 64-bit
+    // index arithmetic (the kernel is close to the instruction-issue limit).
     HEMO_UNROLL
     for (int q = 1; q < d3q19::Q; ++q) {
-      const std::size_t at = src[q] != no_brick ? std::size_t(q) * st + src[q] : std::size_t(d3q19::opposite(q)) * st + n;
-      h[q] = Real(f_in[at]);
+      const bool fluid = src[q] != no_brick;
+      const Store* row = f_in + std::size_t(fluid ? q : d3q19::opposite(q)) * st;
+      h[q] = Real(row[fluid ? src[q] : n]);
     }
     const phys::Moments<Real> m = phys::moments(h);
     const Real rho = Real(1) + m.drho;
@@ -109,7 +116,7 @@ struct BrickCollideStreamAA {
       if (!odd) {
         at[q] = std::size_t(q) * st + n;
       } else {
-        const std::uint32_t src = brick_neighbour<-1>(q, x, y, z, b, own, fluid_mask, brick_table);
+        const std::uint32_t src = brick_neighbour<-1>(q, x, y, z, b, fluid_mask, brick_table);
         at[q] = src != no_brick ? std::size_t(d3q19::opposite(q)) * st + src : std::size_t(q) * st + n;
       }
     }
