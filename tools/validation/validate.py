@@ -74,6 +74,8 @@ class Record:
     seconds: float = NAN            # that check's wall time
     device: str = ""                # the device its runs used, as their summaries name it
     date: str = ""                  # the day it ran (YYYY-MM-DD)
+    storage: str = ""               # the populations' storage of its runs (fp64, fp32, fp16s, e4m11; "case": not recorded)
+    storage_option: str = ""        # validate.py's --storage for the check ("": each case's own precision)
 
 
 def observed_order(resolutions, errors):
@@ -94,8 +96,10 @@ class Context:
     commit: str
     reduced: bool = False   # the small versions the test suite runs
     collision: str = ""     # lb_bgk.collision for every run; "" keeps each case's own
+    storage: str = ""       # lb_bgk.storage for every run (in fp32); "" keeps each case's own precision
     plots: list = field(default_factory=list)
     device: str = ""        # as the runs' summaries name it
+    ran: str = ""           # the storage of the latest run, given to the rows made after it
 
     def check(self, key, value, resolution, reference=None, backend=None, quantity=None):
         """A check: `value` against the reference and tolerance of references.toml's
@@ -128,11 +132,12 @@ class Context:
             passed = error <= tol
         return Record(entry["case"], quantity or entry["quantity"], "check", value, resolution, backend or self.backend,
                       reference, entry["source"], error, tol, bool(passed), key,
-                      "" if passed else entry.get("known_failure", ""))
+                      "" if passed else entry.get("known_failure", ""), storage=self.ran)
 
     def diagnostic(self, case, quantity, value, resolution, reference=NAN, source="", error=NAN, backend=None):
         """A value reported for the reader: no tolerance, no verdict, not counted."""
-        return Record(case, quantity, "diagnostic", value, resolution, backend or self.backend, reference, source, error)
+        return Record(case, quantity, "diagnostic", value, resolution, backend or self.backend, reference, source, error,
+                      storage=self.ran)
 
     def study(self, case, quantity, levels, key=None, unit="N"):
         """Rows of a convergence study: the error at each level (diagnostics; the finest
@@ -153,14 +158,17 @@ class Context:
         return os.path.join(DOCS, "img", name) if not self.reduced else os.path.join(self.work, name)
 
     def run(self, case, out, *args):
-        cmd = [self.hemoflow, "run", os.path.join(ROOT, "cases", case), "--quiet", "--output", out,
-               "--backend", self.backend, *args]
+        path = os.path.join(ROOT, "cases", case)
+        cmd = [self.hemoflow, "run", path, "--quiet", "--output", out, "--backend", self.backend, *args]
         if self.collision:
             cmd += ["--set", f'lb_bgk.collision="{self.collision}"']
         if os.environ.get("HEMO_VALIDATE_SMOKE_STEPS"):
             # A dry run of the scripts' code paths (every case set up, a few steps, every
             # analysis run on the unconverged fields): the numbers mean nothing.
             cmd += ["--steps", os.environ["HEMO_VALIDATE_SMOKE_STEPS"]]
+        if self.storage:  # last, so that it overrides any precision the study sets itself
+            cmd += ["--set", 'run.precision="fp32"', "--set", f'lb_bgk.storage="{self.storage}"']
+        self.ran = self.storage or run_storage(path, args)
         print("  $", " ".join(cmd), flush=True)
         # HEMO_VALIDATE_REUSE=1 analyses a finished run again instead of repeating it: a
         # run is reused only when it completed with exactly this command line.
@@ -189,7 +197,24 @@ class Context:
         source = REFERENCES[key]["source"] if key else "the run must complete"
         quantity = REFERENCES[key]["quantity"] if key else "run completed"
         return Record(case, f"{quantity}: run failed", "check", NAN, resolution, self.backend, NAN, source, NAN, NAN,
-                      False, key or "", REFERENCES[key].get("known_failure", "") if key else "")
+                      False, key or "", REFERENCES[key].get("known_failure", "") if key else "", storage=self.ran)
+
+
+def run_storage(case_file, args):
+    """The populations' storage of a run without --storage: lb_bgk.storage, else
+    run.precision (the last --set of each in `args`, else the case file's), else hemoflow's
+    default precision, fp64; "case" where the case file cannot be read."""
+    import tomllib
+
+    try:
+        with open(case_file, "rb") as f:
+            case = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError):
+        return "case"
+    sets = dict(a.split("=", 1) for a in args if a.startswith(("run.precision=", "lb_bgk.storage=")))
+    value = (sets.get("lb_bgk.storage") or case.get("lb_bgk", {}).get("storage") or sets.get("run.precision")
+             or case.get("run", {}).get("precision", "fp64"))
+    return value.strip("\"'")
 
 
 def poiseuille_pipe(ctx):
@@ -258,9 +283,11 @@ def poiseuille_pipe(ctx):
 
 def lid_mass(ctx):
     """Closed lid-driven box: relative mass drift over 2000 steps, fp64 (asserted) and
-    fp32 (reported: the drift is the collision's accumulated rounding)."""
+    fp32 (reported: the drift is the collision's accumulated rounding). With --storage it
+    runs once, in that storage (fp32 arithmetic), and the drift is reported, not asserted:
+    rounding the populations every step cannot conserve mass exactly (notes.md)."""
     records = []
-    for precision in ("fp64", "fp32"):
+    for precision in ("fp32",) if ctx.storage else ("fp64", "fp32"):
         out = os.path.join(ctx.work, f"lid_mass_{precision}")
         s = ctx.run("lid_driven_cavity.toml", out, "--set", f'run.precision="{precision}"', "--set", "run.check_every=10")
         if s is None:
@@ -303,19 +330,77 @@ PLOT_TITLES = {"poiseuille_pipe.png": "Poiseuille pipe", "pipe_pressure.png": "P
 
 
 def headline(records):
-    """The report's first line: checks only, per collision operator."""
+    """The report's first line: checks only, per collision operator and per storage."""
     checks = [r for r in records if r.kind == "check"]
     failed = [r for r in checks if not r.passed]
-    ops = list(dict.fromkeys(r.collision for r in checks))
-    per_op = "; ".join(f"{op}: {sum(r.passed for r in checks if r.collision == op)}/"
-                       f"{sum(r.collision == op for r in checks)}" for op in ops)
+
+    def per(attr):
+        return "; ".join(f"{v}: {sum(r.passed for r in checks if getattr(r, attr) == v)}/"
+                         f"{sum(getattr(r, attr) == v for r in checks)}"
+                         for v in dict.fromkeys(getattr(r, attr) for r in checks))
+    # (rows of a report older than the storage column name none: no clause for them alone)
+    per_storage = f"; by storage: {per('storage')}" if any(r.storage != "case" for r in checks) else ""
     n_diag = sum(r.kind == "diagnostic" for r in records)
     known = sum(bool(r.known_failure) for r in failed)
     return (f"**{len(checks) - len(failed)} of {len(checks)} checks pass, {len(failed)} fail** "
             + (f"({known} of the failures are known and explained in the notes) " if known else "")
             + 
-            f"(by collision operator: {per_op}). {n_diag} diagnostic rows are reported below without a verdict "
-            "and are not counted.")
+            f"(by collision operator: {per('collision')}{per_storage}). {n_diag} diagnostic rows are reported "
+            "below without a verdict and are not counted.")
+
+
+STORAGES = ("fp64", "case", "fp32", "fp16s", "e4m11")  # the columns' order in storage_cost
+
+
+def storage_cost(records):
+    """The section "Accuracy cost of the population storage": each row (same case,
+    quantity, resolution, collision and kind) that exists in more than one storage, its
+    values side by side and their differences from the fp32-storage value (from the case's
+    own precision where no fp32 row exists). No section where nothing ran twice."""
+    groups = {}
+    for r in records:
+        groups.setdefault((r.kind, r.case, r.quantity, r.resolution, r.collision), []).append(r)
+    groups = {k: rows for k, rows in groups.items() if len({r.storage for r in rows}) > 1}
+    if not groups:
+        return []
+    labels = {r.storage for rows in groups.values() for r in rows}
+    columns = [s for s in STORAGES if s in labels] + sorted(labels - set(STORAGES))
+    name = {"case": "case's own"}  # the label of rows older than the storage column
+    lines = ["", "## Accuracy cost of the population storage", "",
+             "The 16-bit storages (`lb_bgk.storage`: fp16s, IEEE half of f - w; e4m11, 4 exponent and 11 mantissa "
+             "bits of f - w) keep fp32 arithmetic and round the populations once per step; one such rounding moves "
+             "the velocity by 1.1-1.9e-4 of u_max for fp16s and 0.7-1.0e-4 for e4m11 (docs/fp16_storage.md). The "
+             "tables give what that costs each result over whole runs: every row that ran in more than one storage "
+             "(same case, quantity, resolution and collision operator), its value in each, and the difference "
+             "from the fp32-storage value. fp64 is the case's own precision where a case runs in fp64"
+             + (", and `case` a row whose storage was not recorded (the case's own precision)" if "case" in labels
+                else "")
+             + ". A check keeps its reference and tolerance in every storage (its verdict beside each value); a "
+             "diagnostic has none."]
+    if any(not any(r.storage == "fp32" for r in rows) for rows in groups.values()):
+        lines += ["", "Where a row has no fp32-storage value, the difference is from the case's own precision "
+                  "instead, and the cell names it (e.g. \"from fp64\")."]
+    for kind, title in (("check", "Checks"), ("diagnostic", "Diagnostics (no tolerance, no verdict)")):
+        rows_of_kind = [(k, rows) for k, rows in groups.items() if k[0] == kind]
+        if not rows_of_kind:
+            continue
+        lines += ["", f"### {title}", "",
+                  "| case | quantity | resolution | collision | " + " | ".join(name.get(c, c) for c in columns)
+                  + " | difference from fp32 |",
+                  "|---" * (5 + len(columns)) + "|"]
+        for (_, case, quantity, resolution, collision), rows in rows_of_kind:
+            def cell(r):
+                return fmt(r.value) + ("" if kind == "diagnostic" else " pass" if r.passed else " **FAIL**")
+            cells = [" / ".join(dict.fromkeys(cell(r) for r in rows if r.storage == c)) or "-" for c in columns]
+            first = {c: next((r.value for r in rows if r.storage == c), NAN) for c in columns}
+            base = next((c for c in ("fp32", "fp64", "case") if c in first and first[c] == first[c]), None)
+            diffs = "-" if base is None else "; ".join(
+                f"{name.get(c, c)}: {fmt(first[c] - first[base])}" for c in columns if c != base and first[c] == first[c])
+            if base not in (None, "fp32") and diffs != "-":
+                diffs += f" (from {name.get(base, base)})"
+            lines.append(f"| {case} | {quantity} | {resolution} | {collision} | " + " | ".join(cells)
+                         + f" | {diffs or '-'} |")
+    return lines
 
 
 def provenance(records, backend, parts):
@@ -357,33 +442,38 @@ def write_report(records, ctx, device, date=None):
         "",
         "## Checks",
         "",
-        "| verdict | case | quantity | hemoflow | reference (source) | error | tolerance | resolution | collision | backend |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| verdict | case | quantity | hemoflow | reference (source) | error | tolerance | resolution | collision | storage "
+        "| backend |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in records:
         if r.kind == "check":
             verdict = "pass" if r.passed else ("**FAIL** (known)" if r.known_failure else "**FAIL**")
             lines.append(f"| {verdict} | {r.case} | {r.quantity} | {fmt(r.value)} | "
                          f"{fmt(r.reference)} ({r.reference_source}) | {fmt(r.error)} | {fmt(r.tolerance)} | "
-                         f"{r.resolution} | {r.collision} | {r.backend} |")
+                         f"{r.resolution} | {r.collision} | {r.storage} | {r.backend} |")
     lines += ["", "## Diagnostics", "",
-              "| case | quantity | hemoflow | for comparison (source) | resolution | collision |",
-              "|---|---|---|---|---|---|"]
+              "| case | quantity | hemoflow | for comparison (source) | resolution | collision | storage |",
+              "|---|---|---|---|---|---|---|"]
     for r in records:
         if r.kind == "diagnostic":
             ref = f"{fmt(r.reference)} ({r.reference_source})" if r.reference_source else "-"
-            lines.append(f"| {r.case} | {r.quantity} | {fmt(r.value)} | {ref} | {r.resolution} | {r.collision} |")
+            lines.append(f"| {r.case} | {r.quantity} | {fmt(r.value)} | {ref} | {r.resolution} | {r.collision} | "
+                         f"{r.storage} |")
+    lines += storage_cost(records)
     lines += ["", "## Run log", "", "Wall time of each check (all its runs, analysis and plots included).", "",
-              "| check | collision | rows | failed checks | seconds | commit | device | date |",
-              "|---|---|---|---|---|---|---|---|"]
+              "| check | collision | storage | rows | failed checks | seconds | commit | device | date |",
+              "|---|---|---|---|---|---|---|---|---|"]
     total = 0.0
-    for (study, op) in dict.fromkeys((r.study, r.collision) for r in records):
-        rows = [r for r in records if r.study == study and r.collision == op]
+    for (study, op, option) in dict.fromkeys((r.study, r.collision, r.storage_option) for r in records):
+        rows = [r for r in records if r.study == study and r.collision == op and r.storage_option == option]
         sec = rows[0].seconds
+        storage = f"--storage {option}" if option else ", ".join(dict.fromkeys(r.storage for r in rows))
         total += sec if sec == sec else 0.0
-        lines.append(f"| {study} | {op} | {len(rows)} | {sum(r.kind == 'check' and not r.passed for r in rows)} | "
+        lines.append(f"| {study} | {op} | {storage} | {len(rows)} | "
+                     f"{sum(r.kind == 'check' and not r.passed for r in rows)} | "
                      f"{fmt(sec)} | {rows[0].commit} | {rows[0].device} | {rows[0].date} |")
-    lines.append(f"| total | | {len(records)} | {sum(r.kind == 'check' and not r.passed for r in records)} | "
+    lines.append(f"| total | | | {len(records)} | {sum(r.kind == 'check' and not r.passed for r in records)} | "
                  f"{total:.0f} | | | |")
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")) as f:
         lines += ["", f.read()]
@@ -407,13 +497,16 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "out", "validation"))
     ap.add_argument("--only", choices=sorted(CHECKS), action="append")
     ap.add_argument("--docs", help="folder for validation.md, validation.json and img/ (default: docs/)")
-    ap.add_argument("--from-json", action="append",
+    ap.add_argument("--from-json", action="extend", nargs="+",
                     help="rewrite validation.md from earlier runs' validation.json files (repeat to merge runs "
                          "made in parts, e.g. one per device call) and the plots beside them, running nothing")
     ap.add_argument("--device", default="", help="with --from-json: the device that earlier run used")
     ap.add_argument("--date", help="with --from-json: the date of that run")
     ap.add_argument("--collision", choices=["bgk", "trt", "regularized"],
                     help="run every case with this collision operator (lb_bgk.collision) instead of the case's own")
+    ap.add_argument("--storage", choices=["fp32", "fp16s", "e4m11"],
+                    help="run every case in fp32 with this population storage (lb_bgk.storage) instead of the "
+                         "case's own precision")
     ap.add_argument("--reduced", action="store_true",
                     help="the small versions the test suite runs (CPU-sized); prints results, writes no docs")
     a = ap.parse_args()
@@ -425,7 +518,8 @@ def main():
         os.makedirs(os.path.join(DOCS, "img"), exist_ok=True)
     if a.from_json:
         rows = [row for path in a.from_json for row in json.load(open(path))]
-        records = [Record(**{k: (NAN if v is None and k != "passed" else v) for k, v in r.items()}) for r in rows]
+        records = [Record(**{"storage": "case",  # rows of a report older than the storage column
+                             **{k: (NAN if v is None and k != "passed" else v) for k, v in r.items()}}) for r in rows]
         ctx = Context(a.hemoflow, rows[0]["backend"], a.work, rows[0]["commit"])
         ran = {r.study for r in records}
         for name, title in PLOT_TITLES.items():
@@ -438,28 +532,31 @@ def main():
         write_report(records, ctx, a.device, a.date)
         print(f"rewrote {os.path.join(DOCS, 'validation.md')} from {', '.join(a.from_json)}")
         return 0
-    ctx = Context(a.hemoflow, a.backend, a.work, commit, reduced=a.reduced, collision=a.collision or "")
+    ctx = Context(a.hemoflow, a.backend, a.work, commit, reduced=a.reduced, collision=a.collision or "",
+                  storage=a.storage or "")
     os.makedirs(a.work, exist_ok=True)
     records = []
     collision = a.collision or default_collision(a.hemoflow)
     for name in a.only or CHECKS:
         print(f"== {name}", flush=True)
         t0 = time.time()
+        ctx.ran = ctx.storage or "case"  # for rows made before the check's first run
         rows = CHECKS[name](ctx)
         for r in rows:
             r.study, r.seconds, r.commit, r.collision = name, round(time.time() - t0, 1), commit, collision
+            r.storage_option = a.storage or ""
             r.device, r.date = ctx.device or a.backend, str(datetime.date.today())
         records += rows
     if not a.reduced:
         write_report(records, ctx, ctx.device or a.backend)
-    print(f"{'kind':10} {'case':18} {'quantity':60} {'value':>11} {'error':>10} {'tol':>8} verdict")
+    print(f"{'kind':10} {'case':18} {'quantity':60} {'value':>11} {'error':>10} {'tol':>8} {'storage':7} verdict")
     for r in records:
         verdict = "-" if r.kind == "diagnostic" else ("pass" if r.passed else "FAIL")
         print(f"{r.kind:10} {r.case:18} {r.quantity[:60]:60} {fmt(r.value):>11} {fmt(r.error):>10} "
-              f"{fmt(r.tolerance):>8} {verdict}")
+              f"{fmt(r.tolerance):>8} {r.storage:7} {verdict}")
     checks = [r for r in records if r.kind == "check"]
     if not checks:
-        print("no check ran (the checks' data are absent): skipped")
+        print("no check ran (the checks' data are absent, or every row is a diagnostic): skipped")
         return 77  # ctest's SKIP_RETURN_CODE
     failed = [r for r in checks if not r.passed]
     unknown = [r for r in failed if not r.known_failure]
