@@ -132,7 +132,7 @@ class Context:
             passed = error <= tol
         return Record(entry["case"], quantity or entry["quantity"], "check", value, resolution, backend or self.backend,
                       reference, entry["source"], error, tol, bool(passed), key,
-                      "" if passed else entry.get("known_failure", ""), storage=self.ran)
+                      "" if passed else known_reason(entry, self.ran), storage=self.ran)
 
     def diagnostic(self, case, quantity, value, resolution, reference=NAN, source="", error=NAN, backend=None):
         """A value reported for the reader: no tolerance, no verdict, not counted."""
@@ -197,7 +197,7 @@ class Context:
         source = REFERENCES[key]["source"] if key else "the run must complete"
         quantity = REFERENCES[key]["quantity"] if key else "run completed"
         return Record(case, f"{quantity}: run failed", "check", NAN, resolution, self.backend, NAN, source, NAN, NAN,
-                      False, key or "", REFERENCES[key].get("known_failure", "") if key else "", storage=self.ran)
+                      False, key or "", known_reason(REFERENCES[key], self.ran) if key else "", storage=self.ran)
 
 
 def run_storage(case_file, args):
@@ -490,6 +490,15 @@ def default_collision(hemoflow):
     return m.group(1) if m else "bgk"
 
 
+STORAGE16 = ("fp16s", "e4m11")
+
+
+def known_reason(entry, storage):
+    """references.toml's reason a check is expected to fail, for the case's own precision;
+    none under a 16-bit storage, where the reason may not hold (tools/validation/notes.md)."""
+    return "" if storage in STORAGE16 else entry.get("known_failure", "")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--backend", choices=["cpu", "cuda"], default="cpu")
@@ -518,6 +527,9 @@ def main():
         os.makedirs(os.path.join(DOCS, "img"), exist_ok=True)
     if a.from_json:
         rows = [row for path in a.from_json for row in json.load(open(path))]
+        for r in rows:  # a reason known for the case's precision does not explain a 16-bit failure
+            if r.get("storage") in STORAGE16:
+                r["known_failure"] = ""
         records = [Record(**{"storage": "case",  # rows of a report older than the storage column
                              **{k: (NAN if v is None and k != "passed" else v) for k, v in r.items()}}) for r in rows]
         ctx = Context(a.hemoflow, rows[0]["backend"], a.work, rows[0]["commit"])
