@@ -89,6 +89,25 @@ struct Format16 {
     return std::uint16_t(abs_bits > 0x7f800000u ? 0x7fffu : sign | mag);
   }
 
+  /// The code of x rounded stochastically: up with the probability of x's distance from the
+  /// code below, by `noise`, 32 bits from dither_noise (nearest rounding stalls increments
+  /// below half a step; this keeps their expected value; docs/bytes_per_update.md).
+  /// Deterministic: the same bits on host and device.
+  HEMO_HD static std::uint16_t encode_dithered(float x, std::uint32_t noise) {
+    const std::uint32_t b = float_bits(x);
+    const std::uint32_t sign = (b >> 16) & 0x8000u, abs_bits = b & 0x7fffffffu;
+    const std::uint32_t y = abs_bits - (std::uint32_t(126 + MinExp) << 23);
+    std::uint32_t normal = (y + (noise & ((1u << shift) - 1u))) >> shift;  // add [0, 1) step, truncate
+    normal = normal < inf_code ? normal : inf_code;
+    // Subnormal: |x| / 2^(MinExp - ManBits) plus uniform [-1/2, 1/2), rounded to an integer.
+    const float offset = float(noise >> 9) * bits_float(0x34000000u) - 0.5f;  // (noise >> 9) 2^-23 - 1/2, exact
+    float t = bits_float(abs_bits) * subnormal_scale() + offset;
+    t = t > 0.0f ? t : 0.0f;
+    const std::uint32_t sub = float_bits(t + 8388608.0f) - 0x4b000000u;
+    const std::uint32_t mag = abs_bits >= smallest_normal_bits ? normal : sub;
+    return std::uint16_t(abs_bits > 0x7f800000u ? 0x7fffu : sign | mag);
+  }
+
   /// The value of a code (exact in float).
   HEMO_HD static float decode(std::uint16_t c) {
 #if defined(__CUDA_ARCH__)
@@ -127,6 +146,8 @@ struct Stored16 {
   using format = Format;
   Stored16() = default;
   HEMO_HD explicit Stored16(float x) : bits(Format::encode(x)) {}
+  /// Rounded stochastically with the 32 bits `noise` (Format::encode_dithered).
+  HEMO_HD Stored16(float x, std::uint32_t noise) : bits(Format::encode_dithered(x, noise)) {}
   HEMO_HD explicit operator float() const { return Format::decode(bits); }
   HEMO_HD explicit operator double() const { return double(Format::decode(bits)); }
 };
@@ -146,5 +167,35 @@ struct E4m11s : Stored16<E4m11> {
 /// Whether T is one of the 16-bit population storages.
 template <class T>
 inline constexpr bool is_stored16 = requires { typename T::format; };
+
+/// 32 well-mixed bits (Chris Wellons' lowbias32 integer hash).
+HEMO_HD std::uint32_t mix32(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+
+/// The noise that dithers population h of direction q: from h's own bits and a per-step
+/// seed, not from the node's index, so that the answer is the same on any rank count and
+/// node order (CPU = GPU, and ranks, bitwise).
+HEMO_HD std::uint32_t dither_noise(float h, int q, std::uint32_t step_seed) {
+  return mix32(float_bits(h) ^ step_seed ^ (std::uint32_t(q) * 0x9e3779b9u));
+}
+
+/// A population h written to storage Store: as computed for float and double; for a
+/// 16-bit storage, nearest-even (step_seed 0) or dithered with dither_noise.
+template <class Store, class Real>
+HEMO_HD Store store_population(Real h, int q, std::uint32_t step_seed) {
+  if constexpr (is_stored16<Store>) {
+    if (step_seed) return Store(float(h), dither_noise(float(h), q, step_seed));
+    return Store(float(h));
+  } else {
+    (void)q, (void)step_seed;
+    return Store(h);
+  }
+}
 
 }  // namespace hemo::phys

@@ -5,25 +5,27 @@
 #include "core/mesh/link_codes.hpp"
 #include "physics/collision.hpp"
 #include "physics/bounce_back.hpp"
+#include "physics/storage16.hpp"
 
 namespace hemo::lb_bgk {
 
 namespace d3q19 = phys::d3q19;
 
 // Storage: the populations are computed in Real and stored as Store: Real itself, or a
-// 16-bit format (physics/storage16.hpp) read as Real(x) and written as Store(h), so every
-// kernel below serves every storage.
+// 16-bit format (physics/storage16.hpp) read as Real(x) and written by store_population
+// (nearest-even, or dithered with a per-step seed), so every kernel serves every storage.
 
 /// The node-local half of an update, shared by every layout: relax the gathered
 /// populations h (with the Guo force F) by the collision operator (physics/collision.hpp)
-/// and store them, and the moments when asked.
+/// and store them, and the moments when asked. step_seed: 0 for nearest rounding into a
+/// 16-bit storage, else the step's dither seed (ignored for float and double).
 template <class Real, class Store, class Collision>
 HEMO_HD void relax_and_store(Real (&h)[d3q19::Q], const Collision& collide, const phys::Vec3<Real>& F,
                              std::uint32_t n, std::size_t s, Store* HEMO_RESTRICT out, bool write_moments,
-                             Real* HEMO_RESTRICT density, Real* HEMO_RESTRICT velocity) {
+                             Real* HEMO_RESTRICT density, Real* HEMO_RESTRICT velocity, std::uint32_t step_seed = 0) {
   const phys::NodeState<Real> st = collide(h, F);
   HEMO_UNROLL
-  for (int q = 0; q < d3q19::Q; ++q) out[std::size_t(q) * s + n] = Store(h[q]);
+  for (int q = 0; q < d3q19::Q; ++q) out[std::size_t(q) * s + n] = phys::store_population<Store>(h[q], q, step_seed);
   if (write_moments) {
     density[n] = Real(1) + st.drho;
     velocity[n] = st.u.x;
@@ -80,6 +82,7 @@ struct CollideStream {
   Collision collision;              // physics/collision.hpp
   std::uint32_t stride;
   bool write_moments;
+  std::uint32_t step_seed = 0;  // 16-bit storage: 0 nearest rounding, else dithered (lb_bgk.rounding)
 
   HEMO_HD void operator()(std::uint32_t n) const {
     const std::size_t s = stride;
@@ -95,7 +98,7 @@ struct CollideStream {
       F.y += force[s + n];
       F.z += force[2 * s + n];
     }
-    relax_and_store(h, collision, F, n, s, f_out, write_moments, density, velocity);
+    relax_and_store(h, collision, F, n, s, f_out, write_moments, density, velocity, step_seed);
   }
 };
 

@@ -36,6 +36,12 @@ class Solver final : public SolverBase {
     interior_ = st.mesh.num_interior;
     stride_ = st.mesh.stride;
     select_collision(st);
+    // Rounding into a 16-bit storage: nearest-even, or dithered (stochastic rounding with
+    // noise from each value's bits and the step: the same answer on any device and rank count).
+    dither_ = st.config.string("lb_bgk.rounding") == "dithered";
+    if (dither_ && !phys::is_stored16<Store>)
+      log::warn(str(st.config.where("lb_bgk.rounding"), ": lb_bgk.rounding applies only to a 16-bit lb_bgk.storage; ignored"));
+    dither_ = dither_ && phys::is_stored16<Store>;
     block_size_ = static_cast<int>(st.config.integer("lb_bgk.block_size"));
     if (block_size_ % 32 != 0) st.config.fail("lb_bgk.block_size", "must be a multiple of 32 (a warp)");
     for (int c = 0; c < 3; ++c) {
@@ -72,7 +78,7 @@ class Solver final : public SolverBase {
       HaloExchange& halo = st.halo;
       st.scheduler.add(
           Phase::collide_edge, "collide_stream_edge", "lb_bgk",
-          [this, &fields](StepContext& ctx) { collide_stream(fields, ctx.moments_due, ctx.time, {interior_, nodes_}); },
+          [this, &fields](StepContext& ctx) { collide_stream(fields, ctx.moments_due, ctx.time, ctx.step, {interior_, nodes_}); },
           Scheduler::Sync::overlapped);
       st.scheduler.add(
           Phase::halo_send, "halo_send", "lb_bgk",
@@ -83,7 +89,7 @@ class Solver final : public SolverBase {
     }
     st.scheduler.add(
         Phase::collide_interior, "collide_stream", "lb_bgk",
-        [this, &fields](StepContext& ctx) { collide_stream(fields, ctx.moments_due, ctx.time, {0, interior_}); },
+        [this, &fields](StepContext& ctx) { collide_stream(fields, ctx.moments_due, ctx.time, ctx.step, {0, interior_}); },
         interior_sync);
     // The plasma's velocity at the start of the step, for particles that ask for it
     // (Scheduler::require_streamed_velocity; its field is declared in initialise). First
@@ -128,7 +134,7 @@ class Solver final : public SolverBase {
     exec::for_each(space_, {0, nodes_}, k, "lb_bgk::streamed_velocity", block_size_);
   }
 
-  void collide_stream(FieldRegistry& fields, bool moments, double time, exec::Range nodes) {
+  void collide_stream(FieldRegistry& fields, bool moments, double time, std::int64_t step, exec::Range nodes) {
     auto& links = fields.get<Real>("link_value");
     // The force at the time of the moments this step computes (state after the step).
     const phys::Vec3<Real> acceleration = acceleration_at(time);
@@ -143,7 +149,8 @@ class Solver final : public SolverBase {
                                                  acceleration,
                                                  collision,
                                                  stride_,
-                                                 moments};
+                                                 moments,
+                                                 dither_ ? (phys::mix32(std::uint32_t(step)) | 1u) : 0u};
       exec::for_each(space_, nodes, k, "lb_bgk::collide_stream", block_size_);
     };
     std::visit(launch, collision_);
@@ -175,7 +182,7 @@ class Solver final : public SolverBase {
   std::variant<phys::BgkCollision<Real>, phys::TrtCollision<Real>, phys::RegularizedCollision<Real>> collision_;
   double g0_[3] = {0, 0, 0}, g1_[3] = {0, 0, 0}, force_omega_ = 0.0;  // lattice units, rad/s
   phys::Vec3<Real> u0_{};
-  bool has_force_ = false;
+  bool has_force_ = false, dither_ = false;
   int block_size_ = exec::default_block_size;
   const Scheduler* scheduler_ = nullptr;
 };
@@ -233,6 +240,13 @@ void declare_config(config::Schema& schema) {
               "f - w: twice as accurate per rounding). The 16-bit storages need run.precision = 'fp32' and halve the "
               "population bytes (docs/bytes_per_update.md, the accuracy cost in docs/validation.md)")
       .choices({"fp32", "fp64", "fp16s", "e4m11"})
+      .string("rounding",
+              "How a 16-bit storage rounds: 'nearest' (to nearest, ties to even) or 'dithered' (stochastically, up with "
+              "the probability of the value's distance from the code below, with deterministic noise from the value and "
+              "the step: increments smaller than half a step are kept on average instead of lost; docs/validation.md "
+              "gives the accuracy of each)")
+      .choices({"nearest", "dithered"})
+      .default_value(std::string("nearest"))
       .integer("block_size", "1", "CUDA threads per block of the collide-stream kernel (a multiple of 32)")
       .at_least(32)
       .at_most(exec::max_block_size)

@@ -1,7 +1,7 @@
 // 16-bit population storage (physics/storage16.hpp) on the device: every code decodes to
 // the host's float, and 2^24 + 2^16 floats (random magnitudes over and beyond each format's
 // range, both signs, every code's value and the midpoints between codes) encode to the
-// host's code, bit for bit. The host conversions are checked against brute-force
+// host's code, bit for bit, rounded to nearest and dithered. The host conversions are checked against brute-force
 // nearest-even rounding in tests/unit/test_storage16.cpp.
 #include <doctest/doctest.h>
 
@@ -43,17 +43,19 @@ void compare_with_host(const char* name) {
   values.push_back(std::numeric_limits<float>::denorm_min());
   const std::uint32_t n = std::uint32_t(values.size());
 
-  std::vector<std::uint16_t> enc_host(n), enc_gpu(n);
+  std::vector<std::uint16_t> enc_host(n), enc_gpu(n), dit_host(n), dit_gpu(n);
   std::vector<float> dec_host(codes), dec_gpu(codes);
-  hemo::exec::for_each(Space::host, {0, n}, hemo::test::Recode<Store>{values.data(), enc_host.data(), dec_host.data(), codes},
+  hemo::exec::for_each(Space::host, {0, n}, hemo::test::Recode<Store>{values.data(), enc_host.data(), dec_host.data(), dit_host.data(), codes},
                        "test::recode");
   auto v = hemo::exec::to_device(Space::cuda, values);
   hemo::exec::DeviceArray<std::uint16_t> enc(Space::cuda, n);
   hemo::exec::DeviceArray<float> dec(Space::cuda, codes);
-  hemo::exec::for_each(Space::cuda, {0, n}, hemo::test::Recode<Store>{v.data(), enc.data(), dec.data(), codes},
+  hemo::exec::DeviceArray<std::uint16_t> dit(Space::cuda, n);
+  hemo::exec::for_each(Space::cuda, {0, n}, hemo::test::Recode<Store>{v.data(), enc.data(), dec.data(), dit.data(), codes},
                        "test::recode");
   enc.download(enc_gpu.data());
   dec.download(dec_gpu.data());
+  dit.download(dit_gpu.data());
   std::size_t bad = 0;
   for (std::uint32_t i = 0; i < codes; ++i) {
     if (std::isnan(dec_host[i]) && std::isnan(dec_gpu[i])) continue;
@@ -65,8 +67,11 @@ void compare_with_host(const char* name) {
   for (std::uint32_t i = 0; i < n; ++i)
     if (enc_host[i] != enc_gpu[i] && ++bad <= 10)
       FAIL_CHECK("value " << values[i] << ": host code " << enc_host[i] << ", device " << enc_gpu[i]);
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (dit_host[i] != dit_gpu[i] && ++bad <= 15)
+      FAIL_CHECK("value " << values[i] << " dithered: host code " << dit_host[i] << ", device " << dit_gpu[i]);
   CHECK(bad == 0);
-  MESSAGE(name, ": ", codes, " codes decoded and ", n, " values encoded, device = host bit for bit");
+  MESSAGE(name, ": ", codes, " codes decoded and ", n, " values encoded (nearest and dithered), device = host bit for bit");
 }
 
 }  // namespace

@@ -13,7 +13,8 @@ physics checks: Poiseuille L2 error below 2% at R = 16 nodes and, in the closed 
 mass drift below 1e-10 (fp64) and 1e-5 (fp32) relative.
 
 The same three cases with 16-bit population storage (lb_bgk.storage = fp16s and e4m11,
-fp32 arithmetic; issue 16), with the bgk and regularized operators: checksums equal
+fp32 arithmetic; issue 16), with the bgk and regularized operators, and dithered rounding
+(lb_bgk.rounding) with the regularized one: checksums equal
 (the conversions are exact IEEE operations, physics/storage16.hpp), and the pipe's L2
 error below the same 2%. The closed box's mass drift is printed, not asserted: rounding
 the populations to 16 bits each step does not conserve mass exactly.
@@ -79,8 +80,11 @@ def main():
                               "--length", "0.068", "--axis", "1,0.1,0.05", "--segments", "128"])
     variants = [] if a.storages_only else [(c, p) for c in ("bgk", "trt", "regularized") for p in ("fp32", "fp64")]
     variants += [(c, s) for c in ("bgk", "regularized") for s in ("fp16s", "e4m11")]
+    variants += [("regularized", s) for s in ("fp16s-dithered", "e4m11-dithered")]
     for collision, precision in variants:
-        storage = [] if precision in ("fp32", "fp64") else ["--set", f'lb_bgk.storage="{precision}"']
+        name16, _, rounding = precision.partition("-")
+        storage = [] if precision in ("fp32", "fp64") else ["--set", f'lb_bgk.storage="{name16}"', "--set",
+                                                            f'lb_bgk.rounding="{rounding or "nearest"}"']
         for name, case, extra in runs:
             outs = {}
             for backend in ("cpu", "cuda"):

@@ -23,9 +23,10 @@ Scenarios (small, for 2 cores oversubscribed):
   stl       lb_vlbm on a tilted STL pipe (hemoflow stl-pipe), each rank voxelizing its window
             of the surface, iolets cutting the tube
   voxels    the same geometry from a voxel file (hemoflow mesh), read window by window
-  pipe_fp16s, vlbm_e4m11, sphere_e4m11
-            pipe, vlbm and sphere with 16-bit population storage (lb_bgk.storage, issue 16):
-            the halo carries the codes, every reader of the populations decodes them
+  pipe_fp16s, vlbm_e4m11, sphere_e4m11_dithered, pipe_e4m11_dithered
+            pipe, vlbm and sphere with 16-bit population storage (lb_bgk.storage, issue 16),
+            rounded to nearest or dithered (lb_bgk.rounding): the halo carries the codes,
+            every reader of the populations decodes them
 """
 import argparse
 import csv
@@ -64,9 +65,13 @@ SCENARIOS = {
 }
 
 # 16-bit population storage (issue 16): the same scenarios, fp32 arithmetic.
-for _base, _storage in (("pipe", "fp16s"), ("vlbm", "e4m11"), ("sphere", "e4m11")):
-    SCENARIOS[f"{_base}_{_storage}"] = (SCENARIOS[_base][0], SCENARIOS[_base][1] + [
-        "--set", 'run.precision="fp32"', "--set", f'lb_bgk.storage="{_storage}"'])
+# Dithered rounding draws its noise from each value and the step, not the node: the same
+# answer on any rank count too.
+for _base, _storage, _rounding in (("pipe", "fp16s", "nearest"), ("vlbm", "e4m11", "nearest"),
+                                   ("sphere", "e4m11", "dithered"), ("pipe", "e4m11", "dithered")):
+    SCENARIOS[f"{_base}_{_storage}" + ("_dithered" if _rounding == "dithered" else "")] = (
+        SCENARIOS[_base][0], SCENARIOS[_base][1] + ["--set", 'run.precision="fp32"', "--set", f'lb_bgk.storage="{_storage}"',
+                                                    "--set", f'lb_bgk.rounding="{_rounding}"'])
 
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMP_NUM_THREADS": "1"}

@@ -146,3 +146,46 @@ TEST_CASE("storage16: the population storages Fp16s and E4m11s convert through t
   zero.bits = 0;
   CHECK(float(zero) == 0.0f);  // a zeroed field is h = 0: f = w
 }
+
+template <class F>
+void check_dithered(const char* name) {
+  INFO("format ", std::string(name));
+  const std::vector<double> v = finite_values<F>();
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> lg(std::log2(v[1]) - 2, std::log2(v.back()) - 1);
+  std::size_t bad = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const float x = float(std::exp2(lg(rng))) * (i % 2 ? 1.0f : -1.0f);
+    // Each dithered code is one of the two codes around x (x itself if it is one), and over
+    // many noises their mean is x: the rounding is unbiased.
+    const auto lo = std::upper_bound(v.begin(), v.end(), double(std::fabs(x))) - 1;
+    const double a = *lo, b = (lo + 1 == v.end()) ? *lo : *(lo + 1);
+    double sum = 0.0;
+    const int draws = 256;
+    for (int k = 0; k < draws; ++k) {
+      const std::uint32_t noise = mix32(std::uint32_t(i) * 7919u + std::uint32_t(k));
+      const double d = std::fabs(double(F::decode(F::encode_dithered(x, noise))));
+      if (d != a && d != b && ++bad <= 5) FAIL_CHECK("x = " << x << " dithered to " << d << ", not " << a << " or " << b);
+      sum += d;
+    }
+    const double mean = sum / draws, step = b - a;
+    // 6 standard deviations of a mean of `draws` Bernoulli steps (at most step / 2 each): a
+    // true failure among the 40000 draws here has a chance of about 1e-4.
+    if (step > 0 && std::fabs(mean - std::fabs(double(x))) > 6.0 * step / std::sqrt(double(draws)) / 2.0 &&
+        ++bad <= 5)
+      FAIL_CHECK("x = " << x << ": mean of dithered codes " << mean << ", step " << step);
+    if (a == std::fabs(double(x)))  // exactly a code: every noise gives it
+      CHECK(F::encode_dithered(x, 0xffffffffu) == F::encode(x));
+  }
+  CHECK(bad == 0);
+  CHECK(std::isnan(F::decode(F::encode_dithered(std::numeric_limits<float>::quiet_NaN(), 123u))));
+  CHECK(F::encode_dithered(0.0f, 0xffffffffu) == 0);
+}
+
+TEST_CASE("storage16: dithered rounding picks one of the two codes around x, unbiased over the noise") {
+  check_dithered<Fp16>("Fp16");
+  check_dithered<E4m11>("E4m11");
+  // store_population: float passes through; a 16-bit storage rounds to nearest with seed 0.
+  CHECK(store_population<float>(0.123f, 3, 99u) == 0.123f);
+  CHECK(store_population<E4m11s>(0.123f, 3, 0u).bits == E4m11::encode(0.123f));
+}

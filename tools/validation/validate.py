@@ -167,7 +167,10 @@ class Context:
             # analysis run on the unconverged fields): the numbers mean nothing.
             cmd += ["--steps", os.environ["HEMO_VALIDATE_SMOKE_STEPS"]]
         if self.storage:  # last, so that it overrides any precision the study sets itself
-            cmd += ["--set", 'run.precision="fp32"', "--set", f'lb_bgk.storage="{self.storage}"']
+            storage, _, rounding = self.storage.partition("-")  # "e4m11-dithered": lb_bgk.rounding too
+            cmd += ["--set", 'run.precision="fp32"', "--set", f'lb_bgk.storage="{storage}"']
+            if rounding:
+                cmd += ["--set", f'lb_bgk.rounding="{rounding}"']
         self.ran = self.storage or run_storage(path, args)
         print("  $", " ".join(cmd), flush=True)
         # HEMO_VALIDATE_REUSE=1 analyses a finished run again instead of repeating it: a
@@ -349,7 +352,7 @@ def headline(records):
             "below without a verdict and are not counted.")
 
 
-STORAGES = ("fp64", "case", "fp32", "fp16s", "e4m11")  # the columns' order in storage_cost
+STORAGES = ("fp64", "case", "fp32", "fp16s", "e4m11", "fp16s-dithered", "e4m11-dithered")  # the columns' order in storage_cost
 
 
 def storage_cost(records):
@@ -490,7 +493,7 @@ def default_collision(hemoflow):
     return m.group(1) if m else "bgk"
 
 
-STORAGE16 = ("fp16s", "e4m11")
+STORAGE16 = ("fp16s", "e4m11", "fp16s-dithered", "e4m11-dithered")
 
 
 def known_reason(entry, storage):
@@ -513,9 +516,9 @@ def main():
     ap.add_argument("--date", help="with --from-json: the date of that run")
     ap.add_argument("--collision", choices=["bgk", "trt", "regularized"],
                     help="run every case with this collision operator (lb_bgk.collision) instead of the case's own")
-    ap.add_argument("--storage", choices=["fp32", "fp16s", "e4m11"],
+    ap.add_argument("--storage", choices=["fp32", "fp16s", "e4m11", "fp16s-dithered", "e4m11-dithered"],
                     help="run every case in fp32 with this population storage (lb_bgk.storage) instead of the "
-                         "case's own precision")
+                         "case's own precision; -dithered: with lb_bgk.rounding = dithered")
     ap.add_argument("--reduced", action="store_true",
                     help="the small versions the test suite runs (CPU-sized); prints results, writes no docs")
     a = ap.parse_args()
