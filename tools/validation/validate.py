@@ -168,9 +168,8 @@ class Context:
             cmd += ["--steps", os.environ["HEMO_VALIDATE_SMOKE_STEPS"]]
         if self.storage:  # last, so that it overrides any precision the study sets itself
             storage, _, rounding = self.storage.partition("-")  # "e4m11-dithered": lb_bgk.rounding too
-            cmd += ["--set", 'run.precision="fp32"', "--set", f'lb_bgk.storage="{storage}"']
-            if rounding:
-                cmd += ["--set", f'lb_bgk.rounding="{rounding}"']
+            cmd += ["--set", 'run.precision="fp32"', "--set", f'lb_bgk.storage="{storage}"',
+                    "--set", f'lb_bgk.rounding="{rounding or "nearest"}"']
         self.ran = self.storage or run_storage(path, args)
         print("  $", " ".join(cmd), flush=True)
         # HEMO_VALIDATE_REUSE=1 analyses a finished run again instead of repeating it: a
@@ -518,7 +517,7 @@ def main():
                     help="run every case with this collision operator (lb_bgk.collision) instead of the case's own")
     ap.add_argument("--storage", choices=["fp32", "fp16s", "e4m11", "fp16s-dithered", "e4m11-dithered"],
                     help="run every case in fp32 with this population storage (lb_bgk.storage) instead of the "
-                         "case's own precision; -dithered: with lb_bgk.rounding = dithered")
+                         "case's own precision; plain: lb_bgk.rounding = nearest, -dithered: dithered")
     ap.add_argument("--reduced", action="store_true",
                     help="the small versions the test suite runs (CPU-sized); prints results, writes no docs")
     a = ap.parse_args()
