@@ -6,6 +6,13 @@
 # is part of hemoflow: this script only compiles and runs a checkout of it, changing nothing
 # but #define switches in src/defines.hpp per mode (every change is recorded in the JSON).
 #
+# Getting the tree (the device has no network): on a networked machine, from the repository
+# root, `git clone https://github.com/ProjectPhysX/FluidX3D /tmp/fx && git -C /tmp/fx rev-parse
+# HEAD > .fluidx3d/COMMIT && cp -r /tmp/fx .fluidx3d/src-tree` (.fluidx3d/ is ignored; src/,
+# make.sh and LICENSE.md are all it needs, about 2 MB), then carry .fluidx3d to the device
+# (tools/bench/storage_session.sh). FluidX3D's licence allows this use (research,
+# measurement; no commercial or military use): keep its LICENSE.md with the tree.
+#
 # usage: tools/bench/fluidx3d.sh SRC_TREE OUT_JSON [DEVICE]
 #   SRC_TREE  FluidX3D tree (src/, LICENSE.md, ...); its commit is read from SRC_TREE/COMMIT,
 #             SRC_TREE/../COMMIT, `git -C SRC_TREE rev-parse HEAD` or $FLUIDX3D_COMMIT.
@@ -26,7 +33,7 @@
 set -uo pipefail
 
 if [[ $# -lt 2 || $# -gt 3 ]]; then
-  sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2
+  sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 2
 fi
 src=$1 out_json=$2 device_arg=${3:-}
 modes=${FLUIDX3D_MODES:-FP32 FP16S FP16C}
