@@ -11,7 +11,8 @@ What it measures, in order:
   5. each collision operator (bgk, trt, regularized) on the three geometries, fp32 and
      fp64, best of two runs each: they move the same bytes, so any difference is arithmetic,
   6. the population storage (issue 16): the headline run (fp32 arithmetic, lexicographic,
-     block 256) once per `--storages` (default fp32 fp16s e4m11: lb_bgk.storage), best of
+     block 256) once per `--storages` (default fp32, fp16s, e4m11 rounded to nearest, and both
+     -dithered: lb_bgk.storage and lb_bgk.rounding), best of
      `--storage-reps`, with the device memory per fluid node; with `--fluidx3d JSON` (what
      tools/bench/fluidx3d.sh wrote in the same device call) FluidX3D's measured rates go
      next to them, with the issue-16 targets checked. Also written alone to
@@ -53,8 +54,10 @@ FLUIDX3D = [{"device": "H200 SXM5 141GB", "storage": "FP32", "mlups": 23056.0, "
 FLUIDX3D_BYTES = {"FP32": 153, "FP16S": 77, "FP16C": 77}        # per cell update (README)
 FLUIDX3D_MEMORY = {"FP32": 93, "FP16S": 55, "FP16C": 55}        # per cell (README)
 # hemoflow's storage -> FluidX3D's of the same width (FP16C is FluidX3D's 1-4-11 format, as e4m11).
-FLUIDX3D_PAIR = {"fp32": "FP32", "fp64": "FP32", "fp16s": "FP16S", "e4m11": "FP16C"}
-STORAGE_TYPE = {"fp32": "float32", "fp64": "float64", "fp16s": "fp16s", "e4m11": "e4m11"}  # summary's population_storage
+FLUIDX3D_PAIR = {"fp32": "FP32", "fp64": "FP32", "fp16s": "FP16S", "e4m11": "FP16C",
+                 "fp16s-dithered": "FP16S", "e4m11-dithered": "FP16C"}
+STORAGE_TYPE = {"fp32": "float32", "fp64": "float64", "fp16s": "fp16s", "e4m11": "e4m11",  # summary's population_storage
+                "fp16s-dithered": "fp16s", "e4m11-dithered": "e4m11"}
 # Issue 16: MFLUPS on the box and the vessel tree (FP32 storage; 16-bit storage), and the
 # vessel tree's device memory against a dense code's (per fluid node).
 SPEED_TARGETS = {"fp32": 22700.0, "16-bit": 36000.0}
@@ -69,8 +72,11 @@ def run_hemoflow(a, geometry, out, backend, steps, precision="fp32", ordering="l
            "--output", out, "--set", f'run.precision="{precision}"', "--set", f'lattice.ordering="{ordering}"',
            "--set", f"lattice.dx={dx!r}", "--set", f"lb_bgk.block_size={block}",
            "--set", f'lb_bgk.collision="{collision}"']
-    if storage:
-        cmd += ["--set", f'lb_bgk.storage="{storage}"']
+    if storage:  # "e4m11-dithered": lb_bgk.rounding too; a plain 16-bit name rounds to nearest
+        name, _, rounding = storage.partition("-")
+        cmd += ["--set", f'lb_bgk.storage="{name}"']
+        if name in ("fp16s", "e4m11"):
+            cmd += ["--set", f'lb_bgk.rounding="{rounding or "nearest"}"']
     print("  $", " ".join(cmd), flush=True)
     subprocess.run(cmd, check=True)
     with open(os.path.join(out, "summary.json")) as f:
@@ -108,7 +114,7 @@ def main():
                     help="run only the collision-operator comparison and merge it into the records of this earlier "
                          "performance.json (replacing its collision rows), then write both docs")
     ap.add_argument("--ncu", help="an Nsight Compute report of the fused kernel to summarise (device_session.sh makes one)")
-    ap.add_argument("--storages", nargs="+", choices=list(STORAGE_BYTES), default=["fp32", "fp16s", "e4m11"],
+    ap.add_argument("--storages", nargs="+", choices=list(STORAGE_BYTES), default=["fp32", "fp16s", "e4m11", "fp16s-dithered", "e4m11-dithered"],
                     help="population storages (lb_bgk.storage) of the storage comparison; fp64 runs in fp64, the "
                          "others in fp32 arithmetic")
     ap.add_argument("--storage-reps", type=int, help="runs per storage in the comparison, best kept (default 2, "
@@ -557,7 +563,8 @@ def storage_checks(recs, fx):
     measurement is not met."""
     tree = [r for r in recs if r.get("case") == "vessel_tree"]
     q = tree[0]["fluid_fraction"] if tree else None
-    sixteen = [st for st in ("fp16s", "e4m11") if any(r.get("storage") == st for r in recs)] or ["16-bit"]
+    sixteen = [st for st in ("fp16s", "e4m11", "fp16s-dithered", "e4m11-dithered")
+               if any(r.get("storage") == st for r in recs)] or ["16-bit"]
     checks = []
     for storage in ["fp32"] + sixteen:
         target = SPEED_TARGETS["fp32" if storage == "fp32" else "16-bit"]

@@ -16,7 +16,8 @@ def commit():
 
 
 # Bytes of one stored population, by run.precision or lb_bgk.storage.
-STORAGE_BYTES = {"fp32": 4, "fp64": 8, "fp16s": 2, "e4m11": 2}
+# "-dithered": lb_bgk.rounding = "dithered" (plain 16-bit names round to nearest).
+STORAGE_BYTES = {"fp32": 4, "fp64": 8, "fp16s": 2, "e4m11": 2, "fp16s-dithered": 2, "e4m11-dithered": 2}
 
 
 def sparse_bytes(storage):
