@@ -100,7 +100,8 @@ struct Format16 {
     std::uint32_t normal = (y + (noise & ((1u << shift) - 1u))) >> shift;  // add [0, 1) step, truncate
     normal = normal < inf_code ? normal : inf_code;
     // Subnormal: |x| / 2^(MinExp - ManBits) plus uniform [-1/2, 1/2), rounded to an integer.
-    const float offset = float(noise >> 9) * bits_float(0x34000000u) - 0.5f;  // (noise >> 9) 2^-23 - 1/2, exact
+    // (noise >> 9) 2^-23 - 1/2, exact: 1 + that mantissa over 2^23, less 3/2 (no int-float conversion)
+    const float offset = bits_float(0x3f800000u | (noise >> 9)) - 1.5f;
     float t = bits_float(abs_bits) * subnormal_scale() + offset;
     t = t > 0.0f ? t : 0.0f;
     const std::uint32_t sub = float_bits(t + 8388608.0f) - 0x4b000000u;
