@@ -150,7 +150,7 @@ struct Stored16 {
   /// Rounded stochastically with the 32 bits `noise` (Format::encode_dithered).
   HEMO_HD Stored16(float x, std::uint32_t noise) : bits(Format::encode_dithered(x, noise)) {}
   HEMO_HD explicit operator float() const { return Format::decode(bits); }
-  HEMO_HD explicit operator double() const { return double(Format::decode(bits)); }
+  HEMO_HD explicit operator double() const { return double(Format::decode(bits)); }  // exec::sum, first_non_finite
 };
 
 /// FluidX3D's FP16S: IEEE half of h = f - w.

@@ -38,10 +38,9 @@ class Solver final : public SolverBase {
     select_collision(st);
     // Rounding into a 16-bit storage: nearest-even, or dithered (stochastic rounding with
     // noise from each value's bits and the step: the same answer on any device and rank count).
-    dither_ = st.config.string("lb_bgk.rounding") == "dithered";
-    if (dither_ && !phys::is_stored16<Store>)
+    if (!phys::is_stored16<Store> && st.config.has("lb_bgk.rounding"))
       log::warn(str(st.config.where("lb_bgk.rounding"), ": lb_bgk.rounding applies only to a 16-bit lb_bgk.storage; ignored"));
-    dither_ = dither_ && phys::is_stored16<Store>;
+    dither_ = phys::is_stored16<Store> && st.config.string("lb_bgk.rounding") == "dithered";
     block_size_ = static_cast<int>(st.config.integer("lb_bgk.block_size"));
     if (block_size_ % 32 != 0) st.config.fail("lb_bgk.block_size", "must be a multiple of 32 (a warp)");
     for (int c = 0; c < 3; ++c) {

@@ -168,8 +168,9 @@ class Context:
             cmd += ["--steps", os.environ["HEMO_VALIDATE_SMOKE_STEPS"]]
         if self.storage:  # last, so that it overrides any precision the study sets itself
             storage, _, rounding = self.storage.partition("-")  # "e4m11-dithered": lb_bgk.rounding too
-            cmd += ["--set", 'run.precision="fp32"', "--set", f'lb_bgk.storage="{storage}"',
-                    "--set", f'lb_bgk.rounding="{rounding or "nearest"}"']
+            cmd += ["--set", 'run.precision="fp32"', "--set", f'lb_bgk.storage="{storage}"']
+            if storage != "fp32":  # lb_bgk.rounding applies to the 16-bit storages only
+                cmd += ["--set", f'lb_bgk.rounding="{rounding or "nearest"}"']
         self.ran = self.storage or run_storage(path, args)
         print("  $", " ".join(cmd), flush=True)
         # HEMO_VALIDATE_REUSE=1 analyses a finished run again instead of repeating it: a

@@ -140,15 +140,4 @@ struct BrickCollideStreamAA {
   }
 };
 
-/// h = 0 (f = w) on every slot.
-template <class Store>
-struct BrickInit {
-  Store* HEMO_RESTRICT f;
-  std::uint32_t stride;
-  HEMO_HD void operator()(std::uint32_t n) const {
-    HEMO_UNROLL
-    for (int q = 0; q < d3q19::Q; ++q) f[std::size_t(q) * stride + n] = Store(0.0f);
-  }
-};
-
 }  // namespace hemo::bench

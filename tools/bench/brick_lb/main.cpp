@@ -101,8 +101,8 @@ int run(const config::Config& cfg, exec::Space space, std::int64_t steps, int bl
   if (space == exec::Space::cuda) exec::cuda::memory_info(free1, total_mem);
   const std::size_t array_bytes = a.bytes() + b.bytes() + rho.bytes() + vel.bytes() + mask.bytes() + table.bytes();
 
-  exec::for_each(space, {0, stride}, bench::BrickInit<Store>{a.data(), stride}, "brick_init", block_size);
-  if (!aa) exec::for_each(space, {0, stride}, bench::BrickInit<Store>{b.data(), stride}, "brick_init", block_size);
+  exec::for_each(space, {0, stride}, bench::DenseInit<Store>{a.data(), stride}, "brick_init", block_size);
+  if (!aa) exec::for_each(space, {0, stride}, bench::DenseInit<Store>{b.data(), stride}, "brick_init", block_size);
   const auto g = cfg.vec3("forcing.acceleration");
   const phys::Vec3<Real> accel{Real(units.acceleration_to_lattice(g[0])), Real(units.acceleration_to_lattice(g[1])),
                                Real(units.acceleration_to_lattice(g[2]))};
@@ -182,8 +182,8 @@ int run(const config::Config& cfg, exec::Space space, std::int64_t steps, int bl
       }
       check = str(compared, " populations after ", check_steps, " steps, ", differ, " differ from DENSE");
       if (differ) status = 1;
-      exec::for_each(space, {0, stride}, bench::BrickInit<Store>{a.data(), stride}, "brick_init", block_size);
-      if (!aa) exec::for_each(space, {0, stride}, bench::BrickInit<Store>{b.data(), stride}, "brick_init", block_size);
+      exec::for_each(space, {0, stride}, bench::DenseInit<Store>{a.data(), stride}, "brick_init", block_size);
+      if (!aa) exec::for_each(space, {0, stride}, bench::DenseInit<Store>{b.data(), stride}, "brick_init", block_size);
     } else {
       check = "not run (16-bit storage: DENSE has none)";
     }

@@ -49,13 +49,15 @@ struct DenseCollideStream {
   }
 };
 
-template <class Real>
+/// h = 0 (f = w) on every entry; Store: the populations' element type (the BRICK
+/// prototype's 16-bit storages too).
+template <class Store>
 struct DenseInit {
-  Real* HEMO_RESTRICT f;
+  Store* HEMO_RESTRICT f;
   std::uint32_t stride;
   HEMO_HD void operator()(std::uint32_t n) const {
     HEMO_UNROLL
-    for (int q = 0; q < d3q19::Q; ++q) f[std::size_t(q) * stride + n] = Real(0);
+    for (int q = 0; q < d3q19::Q; ++q) f[std::size_t(q) * stride + n] = Store(0.0f);
   }
 };
 
