@@ -27,7 +27,7 @@
 #include "core/sim/units.hpp"
 #include "physics/storage16.hpp"
 #include "tools/bench/brick_lb/kernels.hpp"
-#include "tools/bench/dense_lb/kernels.hpp"
+#include "tools/bench/dense_lb/dense_box.hpp"
 
 using namespace hemo;
 
@@ -134,35 +134,13 @@ int run(const config::Config& cfg, exec::Space space, std::int64_t steps, int bl
   if (check_steps > 0) {
     if constexpr (std::is_same_v<Real, Store>) {
       // The DENSE reference on the same voxels, the same number of steps from h = 0.
-      const std::int64_t px = vox.dims[0] + 2, py = vox.dims[1] + 2, pz = vox.dims[2] + 2;
-      const auto dstride = static_cast<std::uint32_t>((px * py * pz + 31) / 32 * 32);
-      std::vector<std::uint8_t> fluid(dstride, 0);
-      for (int kk = 0; kk < vox.dims[2]; ++kk)
-        for (int j = 0; j < vox.dims[1]; ++j)
-          for (int i = 0; i < vox.dims[0]; ++i)
-            if (vox.is_fluid(i, j, kk)) fluid[std::size_t((i + 1) + px * ((j + 1) + py * (kk + 1)))] = 1;
-      exec::DeviceArray<Real> da(space, std::size_t(19) * dstride), db(space, std::size_t(19) * dstride);
-      exec::DeviceArray<Real> drho(space, dstride), dvel(space, std::size_t(3) * dstride);
-      exec::DeviceArray<std::uint8_t> flags(space, dstride);
-      flags.upload(fluid);
-      exec::for_each(space, {0, dstride}, bench::DenseInit<Real>{da.data(), dstride}, "dense_init");
-      exec::for_each(space, {0, dstride}, bench::DenseInit<Real>{db.data(), dstride}, "dense_init");
-      bench::DenseCollideStream<Real> d{};
-      d.fluid = flags.data();
-      d.density = drho.data();
-      d.velocity = dvel.data();
-      d.acceleration = accel;
-      d.collision.omega = Real(units.omega());
-      d.stride = dstride;
-      for (int q = 0; q < 19; ++q) d.offset[q] = phys::d3q19::cx(q) + px * (phys::d3q19::cy(q) + py * phys::d3q19::cz(q));
+      bench::DenseBox<Real> dense_box(space, vox, accel, Real(units.omega()));
       for (int s = 0; s < check_steps; ++s) {
-        d.f_in = (s % 2 == 0) ? da.data() : db.data();
-        d.f_out = (s % 2 == 0) ? db.data() : da.data();
-        exec::for_each(space, {0, dstride}, d, "dense_collide_stream");
+        dense_box.step(s);
         step(s);
       }
-      std::vector<Real> dense(da.size()), brick(a.size());
-      ((check_steps % 2 == 0) ? da : db).download(dense.data());
+      std::vector<Real> dense(dense_box.a.size()), brick(a.size());
+      dense_box.state(check_steps).download(dense.data());
       ((aa || check_steps % 2 == 0) ? a : b).download(brick.data());
       std::int64_t compared = 0, differ = 0;
       for (std::size_t s = 0; s < br.origin.size(); ++s) {
@@ -171,11 +149,11 @@ int run(const config::Config& cfg, exec::Space space, std::int64_t steps, int bl
         for (int slot = 0; slot < 64; ++slot) {
           if (!(br.mask[s] >> slot & 1u)) continue;
           const int i = 4 * bi + (slot & 3), j = 4 * bj + (slot >> 2 & 3), kk = 4 * bk + (slot >> 4);
-          const std::size_t dn = std::size_t((i + 1) + px * ((j + 1) + py * (kk + 1))), bn = s * 64 + std::size_t(slot);
+          const std::size_t dn = dense_box.index(i, j, kk), bn = s * 64 + std::size_t(slot);
           for (int q = 0; q < 19; ++q) {
             ++compared;
             const int slot_q = aa ? phys::d3q19::opposite(q) : q;
-            if (std::memcmp(&dense[std::size_t(q) * dstride + dn], &brick[std::size_t(slot_q) * stride + bn], sizeof(Real)))
+            if (std::memcmp(&dense[std::size_t(q) * dense_box.stride + dn], &brick[std::size_t(slot_q) * stride + bn], sizeof(Real)))
               ++differ;
           }
         }

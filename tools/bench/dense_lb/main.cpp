@@ -17,7 +17,7 @@
 #include "core/geometry/shapes.hpp"
 #include "core/sim/case_schema.hpp"
 #include "core/sim/units.hpp"
-#include "tools/bench/dense_lb/kernels.hpp"
+#include "tools/bench/dense_lb/dense_box.hpp"
 
 using namespace hemo;
 
@@ -27,51 +27,17 @@ template <class Real>
 int run(const config::Config& cfg, exec::Space space, std::int64_t steps, int block_size) {
   const LatticeUnits units = derive_units(cfg);
   const geometry::VoxelGrid vox = geometry::build(cfg.section("geometry"), units.dx, std::int64_t(1) << 32);
-  // One solid voxel of padding on every side keeps n - offset[q] inside the array.
-  const std::int64_t px = vox.dims[0] + 2, py = vox.dims[1] + 2, pz = vox.dims[2] + 2;
-  const std::int64_t total = px * py * pz;
-  if (total >= (std::int64_t(1) << 32)) throw InputError("box too large for 32-bit node indices");
-  const auto stride = static_cast<std::uint32_t>((total + 31) / 32 * 32);
-  std::vector<std::uint8_t> fluid(stride, 0);
-  std::int64_t fluid_nodes = 0;
-  for (int k = 0; k < vox.dims[2]; ++k)
-    for (int j = 0; j < vox.dims[1]; ++j)
-      for (int i = 0; i < vox.dims[0]; ++i)
-        if (vox.is_fluid(i, j, k)) {
-          fluid[std::size_t((i + 1) + px * ((j + 1) + py * (k + 1)))] = 1;
-          ++fluid_nodes;
-        }
-
+  const auto g = cfg.vec3("forcing.acceleration");
+  const phys::Vec3<Real> accel{Real(units.acceleration_to_lattice(g[0])), Real(units.acceleration_to_lattice(g[1])),
+                               Real(units.acceleration_to_lattice(g[2]))};
   std::size_t free0 = 0, total_mem = 0;
   if (space == exec::Space::cuda) exec::cuda::memory_info(free0, total_mem);
-  exec::DeviceArray<Real> a(space, std::size_t(19) * stride), b(space, std::size_t(19) * stride);
-  exec::DeviceArray<Real> rho(space, stride), vel(space, std::size_t(3) * stride);
-  exec::DeviceArray<std::uint8_t> flags(space, stride);
-  flags.upload(fluid);
+  bench::DenseBox<Real> box(space, vox, accel, Real(units.omega()));
   std::size_t free1 = free0;
   if (space == exec::Space::cuda) exec::cuda::memory_info(free1, total_mem);
-  const std::size_t array_bytes = a.bytes() + b.bytes() + rho.bytes() + vel.bytes() + flags.bytes();
-
-  exec::for_each(space, {0, stride}, bench::DenseInit<Real>{a.data(), stride}, "dense_init", block_size);
-  exec::for_each(space, {0, stride}, bench::DenseInit<Real>{b.data(), stride}, "dense_init", block_size);
-  const auto g = cfg.vec3("forcing.acceleration");
-  bench::DenseCollideStream<Real> k{};
-  k.fluid = flags.data();
-  k.density = rho.data();
-  k.velocity = vel.data();
-  k.acceleration = {Real(units.acceleration_to_lattice(g[0])), Real(units.acceleration_to_lattice(g[1])),
-                    Real(units.acceleration_to_lattice(g[2]))};
-  k.collision.omega = Real(units.omega());
-  k.stride = stride;
-  for (int q = 0; q < 19; ++q)
-    k.offset[q] = phys::d3q19::cx(q) + px * (phys::d3q19::cy(q) + py * phys::d3q19::cz(q));
-  k.write_moments = false;
-
-  auto step = [&](std::int64_t s) {
-    k.f_in = (s % 2 == 0) ? a.data() : b.data();
-    k.f_out = (s % 2 == 0) ? b.data() : a.data();
-    exec::for_each(space, {0, stride}, k, "dense_collide_stream", block_size);
-  };
+  const std::size_t array_bytes = box.array_bytes();
+  const std::int64_t fluid_nodes = box.fluid_nodes;
+  auto step = [&](std::int64_t s) { box.step(s, block_size); };
   for (int s = 0; s < 10; ++s) step(s);  // warm-up
   if (space == exec::Space::cuda) exec::cuda::synchronize("dense warm-up");
   const auto t0 = std::chrono::steady_clock::now();
@@ -80,8 +46,8 @@ int run(const config::Config& cfg, exec::Space space, std::int64_t steps, int bl
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Check the result is not garbage: the populations must be finite.
-  std::vector<Real> host(a.size());
-  a.download(host.data());
+  std::vector<Real> host(box.a.size());
+  box.a.download(host.data());
   for (std::size_t i = 0; i < host.size(); i += 4099)
     if (!(host[i] == host[i])) throw std::runtime_error("dense run produced NaN");
 
