@@ -137,16 +137,31 @@ int command_check(const CommandLine& cl) {
       throw InputError(str("cannot open case file '", cl.run.case_path, "': no such file"));
     Simulation sim(cl.run, summary, Simulation::Stop::after_mesh);
     if (cl.run.comm && cl.run.comm->rank() != 0) return;  // rank 0 reports
-    const double bytes_per_node = (summary.precision == "fp32" ? 4.0 : 8.0) * (2 * 19 + 4) + 4.0 * 18;
-    std::printf("%s: ok (%llu fluid nodes, %lld steps, tau %.4g, Mach %.3g, Reynolds %.4g; about %s of fields)\n",
+    // Two population sets and 4 moment rows in the run's precision per stored node; the
+    // node list adds 18 neighbour codes per node, bricks a link word per slot (holes
+    // included) and 128 bytes of tables and masks per brick.
+    const double value_bytes = (summary.precision == "fp32" ? 4.0 : 8.0) * (2 * 19 + 4);
+    const bool brick_layout = summary.layout == "bricks";
+    const double field_bytes = brick_layout ? (value_bytes + 4.0 + 128.0 / 64.0) * double(summary.brick_slots)
+                                      : (value_bytes + 4.0 * 18) * double(summary.fluid_nodes);
+    std::printf("%s: ok (%llu fluid nodes%s, %lld steps, tau %.4g, Mach %.3g, Reynolds %.4g; about %s of fields)\n",
                 cl.run.case_path.c_str(), static_cast<unsigned long long>(summary.fluid_nodes),
+                brick_layout ? str(" in ", summary.brick_slots / 64, " bricks of 4^3, fill ",
+                             fmt_f(double(summary.fluid_nodes) / double(std::max<std::uint64_t>(summary.brick_slots, 1)), 3))
+                             .c_str()
+                       : "",
                 static_cast<long long>(summary.steps_requested), summary.tau, summary.mach, summary.reynolds,
-                fmt_bytes(bytes_per_node * double(summary.fluid_nodes)).c_str());
+                fmt_bytes(field_bytes).c_str());
     if (cl.ranks > 0) {
       const auto t0 = std::chrono::steady_clock::now();
       const mesh::SparseMesh& m = sim.mesh();
       const int edge = int(sim.config().integer("partition.brick"));
-      const partition::BrickGrid bricks = partition::make_bricks(m.dims, m.i, m.j, m.k, edge);
+      std::vector<std::int32_t> fi, fj, fk;  // the fluid nodes (a brick layout's holes left out)
+      for (std::uint32_t f = 0; f < m.num_fluid; ++f) {
+        const std::uint32_t n = m.fluid_node(f);
+        fi.push_back(m.i[n]), fj.push_back(m.j[n]), fk.push_back(m.k[n]);
+      }
+      const partition::BrickGrid bricks = partition::make_bricks(m.dims, fi, fj, fk, edge);
       const partition::Partition p = partition::partition_bricks(bricks, cl.ranks, m.periodic);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::printf("partition: %d ranks, bricks of %d^3 voxels (%lld in the box), %s s\n%s", cl.ranks, edge,

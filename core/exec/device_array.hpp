@@ -26,6 +26,7 @@ constexpr const char* element_type_name() {
   else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
   else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
   else if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
   else if constexpr (requires { T::type_name; }) return T::type_name;  // phys::Fp16s, E4m11s
   else return "other";
 }

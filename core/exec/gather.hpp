@@ -37,4 +37,21 @@ struct GatherRows {
   }
 };
 
+/// The inverse of GatherRows, for t = r * count + i:
+///   dst[rows.row[r] * stride + index[i]] = in[r * count + i].
+/// Halo values that arrive packed, placed at halo nodes that are not contiguous (bricks).
+template <class T>
+struct ScatterRows {
+  T* dst;
+  std::size_t stride;
+  RowList rows;
+  const std::uint32_t* index;
+  std::uint32_t count;
+  const T* in;
+  HEMO_HD void operator()(std::uint32_t t) const {
+    const std::uint32_t r = t / count, i = t % count;
+    dst[std::size_t(rows.row[r]) * stride + index[i]] = in[std::size_t(r) * count + i];
+  }
+};
+
 }  // namespace hemo::exec

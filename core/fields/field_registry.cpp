@@ -112,6 +112,7 @@ HEMO_FIELD_TYPE(double)
 HEMO_FIELD_TYPE(std::uint32_t)
 HEMO_FIELD_TYPE(std::int32_t)
 HEMO_FIELD_TYPE(std::uint8_t)
+HEMO_FIELD_TYPE(std::uint64_t)
 HEMO_FIELD_TYPE(phys::Fp16s)
 HEMO_FIELD_TYPE(phys::E4m11s)
 #undef HEMO_FIELD_TYPE

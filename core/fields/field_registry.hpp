@@ -189,6 +189,7 @@ extern template class Field<double>;
 extern template class Field<std::uint32_t>;
 extern template class Field<std::int32_t>;
 extern template class Field<std::uint8_t>;
+extern template class Field<std::uint64_t>;
 extern template class Field<phys::Fp16s>;
 extern template class Field<phys::E4m11s>;
 

@@ -35,6 +35,7 @@ HaloExchange::HaloExchange(comm::Communicator& comm, const mesh::SparseMesh& mes
     p.send_directions = h.send_directions;
     p.receive_directions = h.receive_directions;
     p.send_nodes = exec::to_device(space, h.send);
+    if (!h.receive.empty()) p.receive_nodes = exec::to_device(space, h.receive);
     peers_.push_back(std::move(p));
   }
   if (space == exec::Space::cuda && !peers_.empty()) download_ = std::make_unique<exec::cuda::AsyncDownload>();
@@ -128,10 +129,27 @@ void HaloExchange::finish(Field<T>& field) {
     posted_ = false;
     wait_seconds_ += since(t0);
   }
-  // The halo nodes of one peer are contiguous: each row is one copy.
+  // The halo nodes of one peer are contiguous on the node list (each row is one copy);
+  // with bricks they are scattered over the halo bricks' slots.
   const auto t0 = clock::now();
   for (const Peer& p : peers_) {
     const T* in = reinterpret_cast<const T*>(receive_host_.bytes() + p.receive_offset);
+    if (p.receive_nodes.size() > 0) {
+      const std::size_t bytes = std::size_t(p.receive_rows.count) * p.receives * sizeof(T);
+      if (space_ == exec::Space::cuda) {
+        // Each peer at its own offset: a scatter still running never sees the next peer's copy.
+        const std::size_t end = p.receive_offset + bytes;
+        if (receive_device_.size() < end) {
+          exec::cuda::synchronize_compute("halo::scatter_rows");  // earlier scatters read the old buffer
+          receive_device_ = exec::DeviceArray<unsigned char>(space_, receive_host_.size() + receive_host_.size() / 2);
+        }
+        exec::cuda::copy_to_device(receive_device_.data() + p.receive_offset, in, bytes);
+        in = reinterpret_cast<const T*>(receive_device_.data() + p.receive_offset);
+      }
+      const exec::ScatterRows<T> place{field.data(), field.stride(), p.receive_rows, p.receive_nodes.data(), p.receives, in};
+      exec::for_each(space_, {0, std::uint32_t(p.receive_rows.count) * p.receives}, place, "halo::scatter_rows");
+      continue;
+    }
     for (int r = 0; r < p.receive_rows.count; ++r) {
       T* dst = field.component(p.receive_rows.row[r]) + p.receive_begin;
       const T* src = in + std::size_t(r) * p.receives;

@@ -63,6 +63,7 @@ class HaloExchange {
     std::uint32_t sends = 0, receive_begin = 0, receives = 0;
     std::uint32_t send_directions = 0, receive_directions = 0;
     exec::DeviceArray<std::uint32_t> send_nodes;  // in the run's space
+    exec::DeviceArray<std::uint32_t> receive_nodes;  // bricks: where each value lands; empty: contiguous
     exec::RowList send_rows, receive_rows;        // of the exchange in flight
     std::size_t send_offset = 0, receive_offset = 0;  // bytes into the staging buffers
   };
@@ -76,6 +77,7 @@ class HaloExchange {
   std::size_t send_bytes_ = 0;                     // of the exchange in flight
   exec::HostBuffer<unsigned char> send_host_, receive_host_;  // pinned on CUDA
   exec::DeviceArray<unsigned char> send_device_;   // CUDA: packed values before the download
+  exec::DeviceArray<unsigned char> receive_device_;  // CUDA, bricks: packed values before the scatter
   std::unique_ptr<exec::cuda::AsyncDownload> download_;
   std::vector<comm::Message> sends_, receives_;
   bool in_flight_ = false, posted_ = false;

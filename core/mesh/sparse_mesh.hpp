@@ -18,6 +18,13 @@ enum class Ordering { lexicographic, morton };
 const char* to_string(Ordering o);
 Ordering ordering_from_string(const std::string& s);  // throws std::invalid_argument
 
+/// How nodes are stored (docs/layouts.md): a list of fluid nodes with 18 neighbour codes
+/// each, or bricks of 4^3 voxels (lattice_view.hpp) with implicit neighbours inside a
+/// brick and holes where a slot's voxel is not fluid.
+enum class Layout { nodes, bricks };
+const char* to_string(Layout l);
+Layout layout_from_string(const std::string& s);  // throws std::invalid_argument
+
 /// A kind of boundary link that a plugin handles. `claims` receives the voxel the link
 /// comes from (x - c_q, solid or outside the box; wrapped along periodic axes) and returns true
 /// if that voxel belongs to this boundary. The first class that claims a voxel wins;
@@ -51,6 +58,9 @@ struct HaloNeighbour {
   /// The directions q (bit q) that cross to and from this neighbour: the populations a
   /// pull across the interface reads. A plane between two ranks needs 5 of the 19.
   std::uint32_t send_directions = 0, receive_directions = 0;
+  /// Bricks: the halo slots that receive, entry by entry (they are not contiguous, as
+  /// a brick holds a face's 16 voxels among its 64 slots); empty on the node list.
+  std::vector<std::uint32_t> receive;
 };
 
 /// What plugins ask of the mesh before it is built.
@@ -85,6 +95,7 @@ class SparseMesh {
   double dx = 0.0;
   std::array<bool, 3> periodic{false, false, false};
   Ordering ordering = Ordering::lexicographic;
+  Layout layout = Layout::nodes;
 
   // Nodes of this rank, in three ranges (docs/architecture.md, "Many ranks"):
   //   [0, num_interior)              interior: owned, no neighbour on another rank;
@@ -93,17 +104,43 @@ class SparseMesh {
   //                                  grouped by owner rank, then by voxel index.
   // Kernels update [0, num_nodes); halo nodes only receive. On one rank there are no
   // edge or halo nodes, and num_nodes is every fluid node.
+  // With bricks the ranges hold whole bricks (64 slots each), holes included: a hole is
+  // never updated, its fields stay zero, and host loops over voxels use fluid_nodes.
   std::uint32_t num_nodes = 0;
   std::uint32_t num_interior = 0;
   std::uint32_t num_halo = 0;
   std::uint32_t stride = 0;  // padded_stride(num_nodes + num_halo): row length of every node array
+  std::uint32_t num_fluid = 0;  // owned fluid nodes: num_nodes less the holes
+  /// Bricks: the owned fluid slots, ascending; empty on the node list (where every owned
+  /// node is fluid). Index with fluid_node().
+  std::vector<std::uint32_t> fluid_nodes;
   int rank = 0;
   std::vector<HaloNeighbour> halo;          // by ascending neighbour rank
 
   std::vector<std::int32_t> i, j, k;        // global voxel coordinates of each node, halo included
-  std::vector<std::uint32_t> neighbours;    // 18 rows of `stride` entries (halo rows unused)
+  /// 18 rows of `stride` entries (halo rows unused). Built for both layouts (set-up code
+  /// reads it on the host); only the node list's kernels read it on the device.
+  std::vector<std::uint32_t> neighbours;
+  // Bricks (lattice_view.hpp's BrickView), per stored brick (owned and halo): 27 brick ids,
+  // the fluid mask, the mask of slots with coded links and the index of its first link;
+  // per slot: the link word (coded directions, offset of the slot's first link).
+  std::uint32_t num_bricks = 0;
+  std::vector<std::uint32_t> brick_table;
+  std::vector<std::uint64_t> fluid_mask, link_mask;
+  std::vector<std::uint32_t> link_first, link_word;
   BoundaryLinks links;
   std::uint64_t wall_links = 0;             // links encoded as plain wall_link
+
+  /// False only for a brick's holes.
+  bool is_fluid(std::uint32_t node) const {
+    return layout == Layout::nodes || (fluid_mask[node >> 6] >> (node & 63u) & 1u);
+  }
+  /// The owned fluid node of index f < num_fluid (ascending node id).
+  std::uint32_t fluid_node(std::uint32_t f) const { return fluid_nodes.empty() ? f : fluid_nodes[f]; }
+  /// Values of the owned nodes (num_nodes entries of `element` bytes) less the holes:
+  /// num_fluid entries, in fluid_node order; expand() is the inverse (holes get zero bytes).
+  std::vector<unsigned char> compact(std::vector<unsigned char> per_node, std::size_t element) const;
+  std::vector<unsigned char> expand(std::vector<unsigned char> per_fluid, std::size_t element) const;
 
   std::array<double, 3> position(std::uint32_t node) const;  // m, voxel centre
   /// Global lexicographic voxel index of a node (halo included).
@@ -120,7 +157,7 @@ class SparseMesh {
   /// Bytes of the arrays kept for the run (coordinates, neighbour table, link tables).
   std::size_t bytes() const;
   std::int64_t voxel_count() const { return std::int64_t(dims[0]) * dims[1] * dims[2]; }
-  double fluid_fraction() const { return voxel_count() ? double(num_nodes) / double(voxel_count()) : 0.0; }
+  double fluid_fraction() const { return voxel_count() ? double(num_fluid) / double(voxel_count()) : 0.0; }
   std::string describe() const;
 
   // Lookup table voxel -> owned node, sorted by voxel index (MUPHY's COO2CELL idea):
@@ -130,10 +167,11 @@ class SparseMesh {
 };
 
 /// Builds the mesh of the nodes `part` gives this rank (all fluid voxels without a part),
-/// with their halo. Within the interior and the edge range, nodes are numbered in the
-/// requested order.
+/// with their halo. Within the interior and the edge range, nodes (bricks) are numbered in
+/// the requested order. Bricks need every periodic axis a multiple of 4 voxels long and,
+/// with a part, every 4^3 brick owned by one rank (InputError otherwise).
 SparseMesh build_mesh(const geometry::VoxelGrid& voxels, const MeshRequest& request, Ordering ordering,
-                      const MeshPart* part = nullptr);
+                      const MeshPart* part = nullptr, Layout layout = Layout::nodes);
 
 /// 63-bit Morton key interleaving the bits of (i, j, k) (21 bits each).
 std::uint64_t morton_key(std::uint32_t i, std::uint32_t j, std::uint32_t k);

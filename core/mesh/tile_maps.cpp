@@ -175,7 +175,7 @@ TileMaps build_tile_maps(const SparseMesh& mesh, int c, const std::function<int(
     return Step{true, wrapped, key_of(n)};
   };
   const auto offsets = neighbour_offsets();
-  const std::int64_t num_nodes = mesh.num_nodes;
+  const std::int64_t num_nodes = mesh.num_fluid;  // owned fluid nodes (a brick's holes are no node)
 
   // 1. Tiles holding owned nodes, sorted. Consecutive nodes often share a tile (runs of up
   //    to c along i in lexicographic order, more in Morton order): skip those repeats
@@ -183,8 +183,8 @@ TileMaps build_tile_maps(const SparseMesh& mesh, int c, const std::function<int(
   std::vector<std::uint64_t> owned;
   {
     std::uint64_t last = std::numeric_limits<std::uint64_t>::max();
-    for (std::int64_t n = 0; n < num_nodes; ++n) {
-      const std::size_t s = std::size_t(n);
+    for (std::int64_t f = 0; f < num_nodes; ++f) {
+      const std::size_t s = mesh.fluid_node(std::uint32_t(f)), n = s;
       if (mesh.i[s] < 0 || mesh.j[s] < 0 || mesh.k[s] < 0 || mesh.i[s] >= t.dims[0] || mesh.j[s] >= t.dims[1] ||
           mesh.k[s] >= t.dims[2])
         throw std::logic_error(str("tile maps: node ", n, " lies outside the box"));
@@ -333,8 +333,9 @@ TileMaps build_tile_maps(const SparseMesh& mesh, int c, const std::function<int(
     std::uint64_t last_key = std::numeric_limits<std::uint64_t>::max();
     std::int64_t row = 0;
 #pragma omp for schedule(static)
-    for (std::int64_t n = 0; n < num_nodes; ++n) {
-      const std::size_t s = std::size_t(n);
+    for (std::int64_t f = 0; f < num_nodes; ++f) {
+      const std::size_t s = mesh.fluid_node(std::uint32_t(f));
+      const std::int64_t n = std::int64_t(s);
       const std::int64_t tx = mesh.i[s] / c, ty = mesh.j[s] / c, tz = mesh.k[s] / c;
       const std::uint64_t key = key_of({tx, ty, tz});
       if (key != last_key) {

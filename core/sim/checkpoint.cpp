@@ -360,7 +360,7 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info, const
       out->string_attribute(table, "element_type", f->type_name());
     }
     for (int c = 0; c < f->components(); ++c) {
-      const std::vector<unsigned char> mine = f->component_bytes(c);
+      const std::vector<unsigned char> mine = mesh.compact(f->component_bytes(c), storage.bytes);  // no holes
       const std::vector<unsigned char> all = comm.gather(std::span<const unsigned char>(mine), 0);
       if (!root) continue;
       out->write_row(table, storage.memory, hsize_t(c), voxels.size(), in_order(all, order, storage.bytes).data());
@@ -412,7 +412,7 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
   const GatheredVoxels gathered = gather_voxels(mesh, comm);
   const std::vector<std::uint64_t>& voxels = gathered.voxel;
   const std::vector<std::size_t>& order = gathered.ascending;
-  const std::vector<std::uint64_t> counts = comm.gather(std::span<const std::uint64_t>(std::vector<std::uint64_t>{mesh.num_nodes}), 0);
+  const std::vector<std::uint64_t> counts = comm.gather(std::span<const std::uint64_t>(std::vector<std::uint64_t>{mesh.num_fluid}), 0);
   std::unique_ptr<io::hdf5::Quiet> quiet;
   std::unique_ptr<io::hdf5::Input> in;
   const std::vector<const FieldBase*> state = state_fields(fields);
@@ -485,7 +485,7 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
         for (std::size_t p = 0; p < order.size(); ++p) std::memcpy(&all[order[p] * size], &row[p * size], size);
       }
       comm.scatter(all, byte_counts, mine, 0);
-      f.set_component_bytes(c, mine);
+      f.set_component_bytes(c, mesh.expand(mine, size));
     }
   }
   read_particle_tables(in.get(), fields, particle_counts, comm);

@@ -168,8 +168,9 @@ void OutputActions::write(std::int64_t step, double time, const FieldRegistry& f
       snapshot_.wait();
       record_probes(step, time, probe_moments(step));
       if (fields_due(step))
-        write_fields(step, time, snapshot_.nodes(),
-                     [this](int row, std::size_t n) { return snapshot_.value(row, std::uint32_t(n)); });
+        write_fields(step, time, mesh_.num_fluid, [this](int row, std::size_t i) {
+          return snapshot_.value(row, mesh_.fluid_node(std::uint32_t(i)));
+        });
     } catch (...) {
       writer_error_ = std::current_exception();
     }
@@ -182,11 +183,11 @@ void OutputActions::write_gathered(std::int64_t step, double time) {
   std::vector<double> probes = probe_moments(step);
   if (!probes.empty()) comm_.sum(probes);
   const bool fields = fields_due(step);
-  const std::uint32_t n = snapshot_.nodes();
+  const std::uint32_t n = mesh_.num_fluid;  // in gather_voxels' order: fluid nodes, no holes
   if (fields) {
     std::vector<double> mine(4 * std::size_t(n));  // node-major: 4 values per node
     for (std::uint32_t i = 0; i < n; ++i)
-      for (int row = 0; row < 4; ++row) mine[4 * std::size_t(i) + row] = snapshot_.value(row, i);
+      for (int row = 0; row < 4; ++row) mine[4 * std::size_t(i) + row] = snapshot_.value(row, mesh_.fluid_node(i));
     gathered_ = comm_.gather(std::span<const double>(mine), 0);
   }
   if (comm_.rank() != 0) return;

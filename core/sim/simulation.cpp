@@ -18,6 +18,7 @@
 #include "core/common/text.hpp"
 #include "core/exec/cuda_runtime.hpp"
 #include "core/exec/reduce.hpp"
+#include "core/fields/lattice_fields.hpp"
 #include "core/common/version.hpp"
 #include "core/geometry/shapes.hpp"
 #include "core/io/field_writer.hpp"
@@ -231,27 +232,33 @@ void Simulation::build_mesh_of_this_rank() {
   derive_flow_numbers(velocity_scales);
 
   const auto ordering = mesh::ordering_from_string(config_.string("lattice.ordering"));
+  const auto layout = mesh::layout_from_string(config_.string("lattice.layout"));
+  if (layout == mesh::Layout::bricks && comm_->size() > 1 && config_.integer("partition.brick") % mesh::brick_edge != 0)
+    config_.fail("partition.brick", str("must be a multiple of ", mesh::brick_edge, " with lattice.layout = \"bricks\" "
+                                        "(each brick of the layout has one owner)"));
   if (comm_->size() > 1) {
     const auto t0 = std::chrono::steady_clock::now();
     mesh::MeshPart part;
     part.rank = comm_->rank();
     part.owner = [this](int i, int j, int k) { return brick_owner_[std::size_t(bricks_.brick_of_voxel(i, j, k))]; };
-    mesh_ = mesh::build_mesh(voxels_, request, ordering, &part);
+    mesh_ = mesh::build_mesh(voxels_, request, ordering, &part, layout);
     summary_.partition_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   } else {
-    mesh_ = mesh::build_mesh(voxels_, request, ordering);
+    mesh_ = mesh::build_mesh(voxels_, request, ordering, nullptr, layout);
   }
   // Totals over the ranks (exact integer sums); the mesh bytes are the largest rank's.
-  std::vector<std::uint64_t> counts{mesh_.num_nodes, mesh_.wall_links};
+  std::vector<std::uint64_t> counts{mesh_.num_fluid, mesh_.wall_links, mesh_.num_nodes};
   for (std::size_t c = 0; c < mesh_.links.class_names.size(); ++c) counts.push_back(mesh_.links.count(static_cast<int>(c)));
   comm_->sum(counts);
   summary_.fluid_nodes = counts[0];
   summary_.voxels = static_cast<std::uint64_t>(mesh_.voxel_count());
   summary_.ordering = mesh::to_string(ordering);
+  summary_.layout = mesh::to_string(layout);
+  summary_.brick_slots = layout == mesh::Layout::bricks ? counts[2] : 0;
   summary_.mesh_bytes = static_cast<std::uint64_t>(comm_->max(double(mesh_.bytes())));
   summary_.links = {{"wall", counts[1]}};
   for (std::size_t c = 0; c < mesh_.links.class_names.size(); ++c)
-    summary_.links.emplace_back(mesh_.links.class_names[c], counts[2 + c]);
+    summary_.links.emplace_back(mesh_.links.class_names[c], counts[3 + c]);
   log::info("mesh: " + mesh_.describe());
   voxels_.fluid.clear();
   voxels_.fluid.shrink_to_fit();
@@ -293,11 +300,13 @@ void Simulation::set_up_fields_and_plugins() {
   if (comm_->size() > 1) {
     stage.voxel_owner = [this](int i, int j, int k) { return brick_owner_[std::size_t(bricks_.brick_of_voxel(i, j, k))]; };
     // The map plugins get must say this rank for every node it owns (setup only, O(nodes)).
-    for (std::uint32_t n = 0; n < mesh_.num_nodes; ++n)
+    for (std::uint32_t i = 0; i < mesh_.num_fluid; ++i) {
+      const std::uint32_t n = mesh_.fluid_node(i);
       if (stage.voxel_owner(mesh_.i[n], mesh_.j[n], mesh_.k[n]) != comm_->rank())
         throw std::logic_error(str("voxel_owner: node ", n, " at voxel (", mesh_.i[n], ", ", mesh_.j[n], ", ",
                                    mesh_.k[n], ") of rank ", comm_->rank(), " is said to be rank ",
                                    stage.voxel_owner(mesh_.i[n], mesh_.j[n], mesh_.k[n]), "'s"));
+    }
   } else {
     stage.voxel_owner = [](int, int, int) { return 0; };
   }
@@ -538,10 +547,9 @@ void Simulation::select_backend() {
 }
 
 void Simulation::declare_core_fields() {
-  // The mesh's neighbour table and boundary links, on the run's backend, for kernels.
-  auto& nbr = fields_->declare_node_field<std::uint32_t>("neighbours", 18, "core",
-                                                          "pull source of each direction 1..18 (link_codes.hpp)");
-  nbr.array().upload(mesh_.neighbours);
+  // The mesh's addressing (neighbour table, or brick tables) and boundary links, on the
+  // run's backend, for kernels.
+  declare_lattice_fields(*fields_, mesh_);
   const auto links = static_cast<std::uint32_t>(mesh_.links.size());
   auto& link_node = fields_->declare_array<std::uint32_t>("link_node", 1, links, "core", "node of each coded link");
   auto& link_dir = fields_->declare_array<std::uint8_t>("link_direction", 1, links, "core", "direction of each coded link");

@@ -35,6 +35,8 @@ std::string RunSummary::to_json() const {
   j.key("precision").value(precision);
   if (!population_storage.empty()) j.key("population_storage").value(population_storage);
   j.key("ordering").value(ordering);
+  j.key("layout").value(layout);
+  if (layout == "bricks") j.key("brick_slots").value(brick_slots);
   j.key("plugins").begin_array();
   for (const auto& p : plugins) j.value(p);
   j.end_array();

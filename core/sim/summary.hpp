@@ -24,6 +24,8 @@ struct RunSummary {
   std::string precision;
   std::string population_storage;  // the element type of "f": float32, float64, fp16s, e4m11
   std::string ordering;
+  std::string layout;  // lattice.layout
+  std::uint64_t brick_slots = 0;  // bricks: owned slots over all ranks (holes included)
   std::vector<std::string> plugins;
   double wall_seconds = 0.0;       // time loop only
   double setup_seconds = 0.0;

@@ -45,10 +45,16 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
   std::vector<std::uint32_t> link;
   for (std::size_t k = 0; k < links.size(); ++k)
     if (links.link_class[k] == s.link_class) link.push_back(static_cast<std::uint32_t>(k));
+  // Links and nodes in voxel order (not node order): the monitor's sums then add the same
+  // values in the same order on every mesh layout and node ordering.
+  auto by_voxel = [&](std::uint32_t a, std::uint32_t b) {
+    const std::uint64_t va = m.voxel_index(links.node[a]), vb = m.voxel_index(links.node[b]);
+    return va != vb ? va < vb : links.direction[a] < links.direction[b];
+  };
+  std::sort(link.begin(), link.end(), by_voxel);
   std::vector<std::uint32_t> node;
   for (std::uint32_t k : link) node.push_back(links.node[k]);
-  std::sort(node.begin(), node.end());
-  node.erase(std::unique(node.begin(), node.end()), node.end());
+  node.erase(std::unique(node.begin(), node.end()), node.end());  // a node's links are adjacent
   // Over all ranks (a rank may hold none of an iolet's links).
   std::uint64_t total[2] = {link.size(), node.size()};
   st.comm.sum(total);
@@ -63,9 +69,15 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
   // transverse correction is unstable at low viscosity (physics/zou_he.hpp, "Why a
   // velocity node has no transverse correction"). The other models are link-wise.
   // zh_unknown has one mask per entry of `node` (Zou-He runs over the iolet's nodes).
-  std::vector<std::uint32_t> zh_unknown, by_link = link;
+  // zh_sources: the nodes' pull codes (18 rows of the node count), the mesh's table for
+  // these nodes on any layout.
+  std::vector<std::uint32_t> zh_unknown, zh_sources, by_link = link;
   if (s.model == IoletSpec::Model::zou_he) {
     by_link.clear();
+    zh_sources.resize(std::size_t(q19::Q - 1) * node.size());
+    for (std::size_t i = 0; i < node.size(); ++i)
+      for (int q = 1; q < q19::Q; ++q)
+        zh_sources[std::size_t(q - 1) * node.size() + i] = m.neighbours[std::size_t(q - 1) * m.stride + node[i]];
     for (std::uint32_t n : node) {
       std::uint32_t mask = 0;
       int entering = 0;
@@ -128,6 +140,7 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
   d.link = exec::to_device(run_.space, link);
   d.node = exec::to_device(run_.space, node);
   d.zh_unknown = exec::to_device(run_.space, zh_unknown);
+  d.zh_sources = exec::to_device(run_.space, zh_sources);
   d.rule_link = exec::to_device(run_.space, by_link);
   d.scratch = exec::DeviceArray<Real>(run_.space, std::max(link.size(), node.size()));
 
@@ -174,7 +187,7 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
     }
   }
   if (d.zou_he_nodes) {
-    ZouHeNodes<Real, Store> k{link_value, d.node.data(), d.zh_unknown.data(), fields.get<std::uint32_t>("neighbours").data(), f,
+    ZouHeNodes<Real, Store> k{link_value, d.node.data(), d.zh_unknown.data(), d.zh_sources.data(), f,
                        d.zh_shape.data(), run_.stride, d.zou_he_nodes, s.axis, s.sign,
                        {Real(-s.normal[0]), Real(-s.normal[1]), Real(-s.normal[2])}, !velocity, drho,
                        {coef[0], coef[1], coef[2]}};

@@ -28,7 +28,7 @@ class IoletRuntime {
   struct Device {  // one iolet's arrays on the run's backend
     std::uint32_t links = 0, nodes = 0, zou_he_nodes = 0, rule_links = 0;
     bool ladd_written = false;  // a constant Ladd profile is written once
-    exec::DeviceArray<std::uint32_t> link, node, zh_unknown, rule_link;
+    exec::DeviceArray<std::uint32_t> link, node, zh_unknown, zh_sources, rule_link;
     exec::DeviceArray<Real> shape, zh_shape, rule_shape, scratch;
   };
   void build(SetupStage& st, const IoletSpec& s, Device& d);

@@ -92,7 +92,7 @@ struct ZouHeNodes {
   Real* HEMO_RESTRICT link_value;
   const std::uint32_t* HEMO_RESTRICT node;
   const std::uint32_t* HEMO_RESTRICT unknown;
-  const std::uint32_t* HEMO_RESTRICT neighbours;
+  const std::uint32_t* HEMO_RESTRICT sources;  // 18 rows of count: each node's pull codes (link_codes.hpp)
   const Store* HEMO_RESTRICT f;
   const Real* HEMO_RESTRICT shape;  // velocity only
   std::uint32_t stride, count;
@@ -108,7 +108,7 @@ struct ZouHeNodes {
     h[0] = Real(f[n]);
     HEMO_UNROLL
     for (int q = 1; q < d3q19::Q; ++q) {
-      const std::uint32_t src = neighbours[std::size_t(q - 1) * s + n];
+      const std::uint32_t src = sources[std::size_t(q - 1) * count + i];
       const Real reflected = Real(f[std::size_t(d3q19::opposite(q)) * s + n]);
       // The unknown directions are overwritten by Zou-He; reading their old link values
       // here is harmless.
@@ -122,7 +122,7 @@ struct ZouHeNodes {
     HEMO_UNROLL
     for (int q = 1; q < d3q19::Q; ++q) {
       if (!(mask >> q & 1u)) continue;
-      const std::uint32_t src = neighbours[std::size_t(q - 1) * s + n];
+      const std::uint32_t src = sources[std::size_t(q - 1) * count + i];
       link_value[mesh::link_index(src)] = h[q] - Real(f[std::size_t(d3q19::opposite(q)) * s + n]);
     }
   }

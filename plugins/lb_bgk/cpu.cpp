@@ -5,12 +5,16 @@
 
 // Every (compute precision, storage) pair a run can choose (plugin.cpp): fp32 and fp64
 // stored as computed, fp32 computed and stored in 16 bits.
-#define HEMO_LB_BGK_KERNELS(Real, Store)                                                                 \
-  HEMO_INSTANTIATE_HOST(hemo::lb_bgk::CollideStream<Real, hemo::phys::BgkCollision<Real>, Store>);         \
-  HEMO_INSTANTIATE_HOST(hemo::lb_bgk::CollideStream<Real, hemo::phys::TrtCollision<Real>, Store>);         \
-  HEMO_INSTANTIATE_HOST(hemo::lb_bgk::CollideStream<Real, hemo::phys::RegularizedCollision<Real>, Store>); \
-  HEMO_INSTANTIATE_HOST(hemo::lb_bgk::InitEquilibrium<Real, Store>);                                       \
-  HEMO_INSTANTIATE_HOST(hemo::lb_bgk::StreamedVelocity<Real, Store>)
+#define HEMO_LB_BGK_LAYOUT(Real, Store, View)                                                                   \
+  HEMO_INSTANTIATE_HOST(hemo::lb_bgk::CollideStream<Real, hemo::phys::BgkCollision<Real>, Store, View>);         \
+  HEMO_INSTANTIATE_HOST(hemo::lb_bgk::CollideStream<Real, hemo::phys::TrtCollision<Real>, Store, View>);         \
+  HEMO_INSTANTIATE_HOST(hemo::lb_bgk::CollideStream<Real, hemo::phys::RegularizedCollision<Real>, Store, View>); \
+  HEMO_INSTANTIATE_HOST(hemo::lb_bgk::InitEquilibrium<Real, Store, View>);                                       \
+  HEMO_INSTANTIATE_HOST(hemo::lb_bgk::StreamedVelocity<Real, Store, View>)
+// ... on each mesh layout (core/mesh/lattice_view.hpp).
+#define HEMO_LB_BGK_KERNELS(Real, Store)                     \
+  HEMO_LB_BGK_LAYOUT(Real, Store, hemo::mesh::NodeListView); \
+  HEMO_LB_BGK_LAYOUT(Real, Store, hemo::mesh::BrickView)
 HEMO_LB_BGK_KERNELS(float, float);
 HEMO_LB_BGK_KERNELS(double, double);
 HEMO_LB_BGK_KERNELS(float, hemo::phys::Fp16s);

@@ -2,7 +2,7 @@
 // Device-safe kernels of the D3Q19 BGK plugin, written once for CPU and GPU.
 #include <cstdint>
 
-#include "core/mesh/link_codes.hpp"
+#include "core/mesh/lattice_view.hpp"
 #include "physics/collision.hpp"
 #include "physics/bounce_back.hpp"
 #include "physics/storage16.hpp"
@@ -35,17 +35,17 @@ HEMO_HD void relax_and_store(Real (&h)[d3q19::Q], const Collision& collide, cons
 }
 
 /// Step 1 of a pull update: the populations that stream into node n, h_q from the node
-/// at x - c_q, or bounced back (link_codes.hpp) with a coded link's momentum term.
-template <class Real, class Store>
-HEMO_HD void pull(Real (&h)[d3q19::Q], const Store* HEMO_RESTRICT in, const std::uint32_t* HEMO_RESTRICT nbr,
+/// at x - c_q, or bounced back (link_codes.hpp) with a coded link's momentum term. The
+/// layout's view (core/mesh/lattice_view.hpp) says where x - c_q is.
+template <class Real, class Store, class View>
+HEMO_HD void pull(Real (&h)[d3q19::Q], const Store* HEMO_RESTRICT in, const View& lattice,
                   const Real* HEMO_RESTRICT link_value, std::size_t s, std::uint32_t n) {
-  // All 18 indices first, then 19 loads whose addresses need no branch: every load of
+  // All 18 sources first, then 19 loads whose addresses need no branch: every load of
   // the node is in flight at once. (Branching on the link kind before each load left
   // the GPU waiting on one index at a time: 51% of the copy bandwidth instead of 87%
   // on an H200, docs/performance.md.)
   std::uint32_t src[d3q19::Q];
-  HEMO_UNROLL
-  for (int q = 1; q < d3q19::Q; ++q) src[q] = nbr[std::size_t(q - 1) * s + n];
+  lattice.sources(n, src);
   h[0] = Real(in[n]);
   HEMO_UNROLL
   for (int q = 1; q < d3q19::Q; ++q) {
@@ -68,12 +68,13 @@ HEMO_HD void pull(Real (&h)[d3q19::Q], const Store* HEMO_RESTRICT in, const std:
 ///   4. write the post-collision populations to the other population set.
 /// Populations are SoA rows of `stride` entries: h_q(n) = f[q * stride + n], shifted
 /// by -w_q (equilibrium.hpp). Every operator reads and writes the same 19 populations, so
-/// each moves the same bytes per update.
-template <class Real, class Collision = phys::BgkCollision<Real>, class Store = Real>
+/// each moves the same bytes per update. View: the mesh layout (lattice_view.hpp); a
+/// brick's holes are skipped.
+template <class Real, class Collision = phys::BgkCollision<Real>, class Store = Real, class View = mesh::NodeListView>
 struct CollideStream {
   const Store* HEMO_RESTRICT f_in;  // post-collision populations of the last step (A)
   Store* HEMO_RESTRICT f_out;       // this step's post-collision populations (B)
-  const std::uint32_t* HEMO_RESTRICT neighbours;  // 18 rows, link_codes.hpp
+  View lattice;                     // where each pull comes from (lattice_view.hpp)
   const Real* HEMO_RESTRICT link_value;           // per coded link; null if there are none
   const Real* HEMO_RESTRICT force;  // 3 rows of force density; null for none
   Real* HEMO_RESTRICT density;      // written when write_moments
@@ -85,11 +86,10 @@ struct CollideStream {
   std::uint32_t step_seed = 0;  // 16-bit storage: 0 nearest rounding, else dithered (lb_bgk.rounding)
 
   HEMO_HD void operator()(std::uint32_t n) const {
+    if (!lattice.is_fluid(n)) return;
     const std::size_t s = stride;
-    // Local restrict-qualified copies: compilers ignore restrict on struct members, and
-    // these tell them the loads may be reordered freely ahead of the stores.
     Real h[d3q19::Q];
-    pull(h, f_in, neighbours, link_value, s, n);
+    pull(h, f_in, lattice, link_value, s, n);
     const phys::Moments<Real> m = phys::moments(h);
     const Real rho = Real(1) + m.drho;
     phys::Vec3<Real> F{rho * acceleration.x, rho * acceleration.y, rho * acceleration.z};
@@ -108,19 +108,20 @@ struct CollideStream {
 /// yet). Particles coupled to the flow read it: the velocity of the last step's collision
 /// is one streaming step old, and a drag coupled through that lag grows a mode of the
 /// plasma under dense cells from rounding (docs/rbc.md).
-template <class Real, class Store = Real>
+template <class Real, class Store = Real, class View = mesh::NodeListView>
 struct StreamedVelocity {
   const Store* HEMO_RESTRICT f_in;  // post-collision populations of the last step (A)
-  const std::uint32_t* HEMO_RESTRICT neighbours;
+  View lattice;
   const Real* HEMO_RESTRICT link_value;
   Real* HEMO_RESTRICT velocity;  // 3 rows
   phys::Vec3<Real> acceleration;
   std::uint32_t stride;
 
   HEMO_HD void operator()(std::uint32_t n) const {
+    if (!lattice.is_fluid(n)) return;
     const std::size_t s = stride;
     Real h[d3q19::Q];
-    pull(h, f_in, neighbours, link_value, s, n);
+    pull(h, f_in, lattice, link_value, s, n);
     const phys::Moments<Real> m = phys::moments(h);
     const Real rho = Real(1) + m.drho, half = Real(0.5);
     velocity[n] = (m.j.x + half * rho * acceleration.x) / rho;
@@ -129,9 +130,11 @@ struct StreamedVelocity {
   }
 };
 
-/// Initial state: equilibrium at rho = 1 and velocity u0 (lattice units).
-template <class Real, class Store = Real>
+/// Initial state: equilibrium at rho = 1 and velocity u0 (lattice units); a brick's holes
+/// keep zeros.
+template <class Real, class Store = Real, class View = mesh::NodeListView>
 struct InitEquilibrium {
+  View lattice;
   Store* HEMO_RESTRICT f;
   Real* HEMO_RESTRICT density;
   Real* HEMO_RESTRICT velocity;
@@ -139,6 +142,7 @@ struct InitEquilibrium {
   std::uint32_t stride;
 
   HEMO_HD void operator()(std::uint32_t n) const {
+    if (!lattice.is_fluid(n)) return;
     const std::size_t s = stride;
     HEMO_UNROLL
     for (int q = 0; q < d3q19::Q; ++q) f[std::size_t(q) * s + n] = Store(phys::equilibrium_shifted(q, Real(0), u0));

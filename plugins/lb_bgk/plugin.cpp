@@ -9,6 +9,7 @@
 #include "core/common/log.hpp"
 #include "core/common/text.hpp"
 #include "core/exec/for_each.hpp"
+#include "core/fields/lattice_fields.hpp"
 #include "core/plugin/plugin_api.hpp"
 #include "physics/storage16.hpp"
 #include "plugins/lb_bgk/kernels.hpp"
@@ -58,6 +59,7 @@ class Solver final : public SolverBase {
            Real(st.units.velocity_to_lattice(u0[2]))};
 
     auto& fields = st.fields;
+    lattice_ = lattice_view(fields, st.mesh);
     // The A set is the state a step starts from: checkpoints keep it.
     fields.declare_node_field<Store>("f", d3q19::Q, "lb_bgk", "populations h_q = f_q - w_q (A set)").set_restart_state();
     fields.declare_node_field<Store>("f_next", d3q19::Q, "lb_bgk", "populations (B set)");
@@ -104,9 +106,14 @@ class Solver final : public SolverBase {
 
   void initialise(SetupStage& st) override {
     auto& fields = st.fields;
-    InitEquilibrium<Real, Store> init{fields.get<Store>("f").data(), fields.get<Real>("density").data(),
-                               fields.get<Real>("velocity").data(), u0_, stride_};
-    exec::for_each(space_, {0, nodes_}, init, "lb_bgk::init_equilibrium");
+    std::visit(
+        [&](auto lattice) {
+          InitEquilibrium<Real, Store, decltype(lattice)> init{lattice, fields.get<Store>("f").data(),
+                                                               fields.get<Real>("density").data(),
+                                                               fields.get<Real>("velocity").data(), u0_, stride_};
+          exec::for_each(space_, {0, nodes_}, init, "lb_bgk::init_equilibrium");
+        },
+        lattice_);
     st.halo.exchange(fields.get<Store>("f"), HaloRows::crossing_directions);
     // The force-density field is optional: a particle plugin may declare it.
     has_force_ = fields.contains("force");
@@ -127,20 +134,25 @@ class Solver final : public SolverBase {
   void streamed_velocity(FieldRegistry& fields, double time) {
     if (!scheduler_->streamed_velocity_required()) return;
     auto& links = fields.get<Real>("link_value");
-    StreamedVelocity<Real, Store> k{fields.get<Store>("f").data(), fields.get<std::uint32_t>("neighbours").data(),
-                             links.count() ? links.data() : nullptr, fields.get<Real>("streamed_velocity").data(),
-                             acceleration_at(time), stride_};
-    exec::for_each(space_, {0, nodes_}, k, "lb_bgk::streamed_velocity", block_size_);
+    std::visit(
+        [&](auto lattice) {
+          StreamedVelocity<Real, Store, decltype(lattice)> k{fields.get<Store>("f").data(), lattice,
+                                                             links.count() ? links.data() : nullptr,
+                                                             fields.get<Real>("streamed_velocity").data(),
+                                                             acceleration_at(time), stride_};
+          exec::for_each(space_, {0, nodes_}, k, "lb_bgk::streamed_velocity", block_size_);
+        },
+        lattice_);
   }
 
   void collide_stream(FieldRegistry& fields, bool moments, double time, std::int64_t step, exec::Range nodes) {
     auto& links = fields.get<Real>("link_value");
     // The force at the time of the moments this step computes (state after the step).
     const phys::Vec3<Real> acceleration = acceleration_at(time);
-    auto launch = [&](auto collision) {
-      CollideStream<Real, decltype(collision), Store> k{fields.get<Store>("f").data(),
+    auto launch = [&](auto collision, auto lattice) {
+      CollideStream<Real, decltype(collision), Store, decltype(lattice)> k{fields.get<Store>("f").data(),
                                                  fields.get<Store>("f_next").data(),
-                                                 fields.get<std::uint32_t>("neighbours").data(),
+                                                 lattice,
                                                  links.count() ? links.data() : nullptr,
                                                  has_force_ ? fields.get<Real>("force").data() : nullptr,
                                                  fields.get<Real>("density").data(),
@@ -152,7 +164,7 @@ class Solver final : public SolverBase {
                                                  dither_ ? (phys::mix32(std::uint32_t(step)) | 1u) : 0u};
       exec::for_each(space_, nodes, k, "lb_bgk::collide_stream", block_size_);
     };
-    std::visit(launch, collision_);
+    std::visit(launch, collision_, lattice_);
   }
 
   /// The collision operator and its rates, from [lb_bgk] and tau.
@@ -179,6 +191,7 @@ class Solver final : public SolverBase {
   std::uint32_t nodes_ = 0, interior_ = 0, stride_ = 0;
   // The case's operator with its rates; the kernel is instantiated for each alternative.
   std::variant<phys::BgkCollision<Real>, phys::TrtCollision<Real>, phys::RegularizedCollision<Real>> collision_;
+  LatticeView lattice_;  // the mesh layout's addressing (core/fields/lattice_fields.hpp)
   double g0_[3] = {0, 0, 0}, g1_[3] = {0, 0, 0}, force_omega_ = 0.0;  // lattice units, rad/s
   phys::Vec3<Real> u0_{};
   bool has_force_ = false, dither_ = false;

@@ -102,7 +102,7 @@ class Cells {
     const mesh::TileView host_view = tiles_.view();
     for (std::uint32_t i = 0; i < n; ++i) {
       voxel[i] = st.mesh.i[i], voxel[s + i] = st.mesh.j[i], voxel[2 * std::size_t(s) + i] = st.mesh.k[i];
-      tile[i] = host_view.tile_of_voxel(st.mesh.i[i], st.mesh.j[i], st.mesh.k[i]);
+      tile[i] = st.mesh.is_fluid(i) ? host_view.tile_of_voxel(st.mesh.i[i], st.mesh.j[i], st.mesh.k[i]) : -1;  // -1: a hole
     }
     node_voxel_ = exec::to_device(space_, voxel);
     node_tile_ = exec::to_device(space_, tile);
@@ -187,7 +187,7 @@ class Cells {
     if (!feeds) placement_mesh_ = {}, placement_tiles_ = {};
     keep_owned_ = many_ranks() && st.first_step > 0;
     owned_ = count();
-    fluid_nodes_ = double(comm_->sum(std::uint64_t(st.mesh.num_nodes)));
+    fluid_nodes_ = double(comm_->sum(std::uint64_t(st.mesh.num_fluid)));
     table_->bind_restart_value("next_id", next_id_);
     std::string crossings;
     for (std::size_t f = 0; f < iolets_.faces().size(); ++f) {

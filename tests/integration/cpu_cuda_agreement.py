@@ -18,6 +18,10 @@ fp32 arithmetic; issue 16), with the bgk and regularized operators, and dithered
 (the conversions are exact IEEE operations, physics/storage16.hpp), and the pipe's L2
 error below the same 2%. The closed box's mass drift is printed, not asserted: rounding
 the populations to 16 bits each step does not conserve mass exactly.
+
+On the brick layout (lattice.layout = "bricks", issue 16), for four of these variants:
+the CUDA run's checksum must equal the CPU's on bricks AND the CPU's on the node list
+(the layouts give bitwise the same answer).
 """
 import argparse
 import os
@@ -58,6 +62,7 @@ def main():
     ap.add_argument("--cases", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--storages-only", action="store_true", help="only the 16-bit storage variants")
+    ap.add_argument("--bricks-only", action="store_true", help="only the brick-layout variants")
     a = ap.parse_args()
     if not has_cuda_device(a.hemoflow):
         print("skipped: no CUDA device (or a build without CUDA)")
@@ -78,24 +83,35 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     run_hemoflow(a.hemoflow, ["stl-pipe", "--output", os.path.join(a.work, "vlbm_pipe.stl"), "--radius", "0.008",
                               "--length", "0.068", "--axis", "1,0.1,0.05", "--segments", "128"])
-    variants = [] if a.storages_only else [(c, p) for c in ("bgk", "trt", "regularized") for p in ("fp32", "fp64")]
-    variants += [(c, s) for c in ("bgk", "regularized") for s in ("fp16s", "e4m11")]
-    variants += [("regularized", s) for s in ("fp16s-dithered", "e4m11-dithered")]
-    for collision, precision in variants:
+    variants = []
+    if not a.bricks_only:
+        variants += [] if a.storages_only else [(c, p, "nodes") for c in ("bgk", "trt", "regularized") for p in ("fp32", "fp64")]
+        variants += [(c, s, "nodes") for c in ("bgk", "regularized") for s in ("fp16s", "e4m11")]
+        variants += [("regularized", s, "nodes") for s in ("fp16s-dithered", "e4m11-dithered")]
+    if not a.storages_only:
+        variants += [("regularized", "fp32", "bricks"), ("trt", "fp64", "bricks"), ("bgk", "fp16s", "bricks"),
+                     ("regularized", "e4m11-dithered", "bricks")]
+    for collision, precision, layout in variants:
         name16, _, rounding = precision.partition("-")
         storage = [] if precision in ("fp32", "fp64") else ["--set", f'lb_bgk.storage="{name16}"', "--set",
                                                             f'lb_bgk.rounding="{rounding or "nearest"}"']
         for name, case, extra in runs:
             outs = {}
-            for backend in ("cpu", "cuda"):
-                out = os.path.join(a.work, f"{name}_{collision}_{precision}_{backend}")
+            backends = [("cpu", "nodes"), ("cuda", "nodes")] if layout == "nodes" else \
+                [("cpu", "nodes"), ("cpu", "bricks"), ("cuda", "bricks")]
+            for backend, lay in backends:
+                out = os.path.join(a.work, f"{name}_{collision}_{precision}_{backend}_{lay}")
                 run_hemoflow(a.hemoflow, ["run", case, "--quiet", "--backend", backend, "--output", out,
                                           "--set", f'run.precision="{"fp64" if precision == "fp64" else "fp32"}"',
-                                          *storage, "--set", f'lb_bgk.collision="{collision}"', *extra])
-                outs[backend] = out
+                                          *storage, "--set", f'lb_bgk.collision="{collision}"',
+                                          "--set", f'lattice.layout="{lay}"', *extra])
+                outs[backend if lay == layout else "cpu_nodes"] = out
+            if layout == "bricks":
+                ok &= check(summary(outs["cpu"])["population_checksum"] == summary(outs["cpu_nodes"])["population_checksum"],
+                            f"{name} {collision} {precision}: CPU bricks checksum equals the CPU node list's")
             worst, bitwise = compare(outs["cpu"], outs["cuda"])
             g = summary(outs["cuda"])
-            label = f"{name} {collision} {precision}"
+            label = f"{name} {collision} {precision}" + (" bricks" if layout == "bricks" else "")
             print(f"{label}: GPU {g['device']}, {g['mlups']:.0f} MLUPS; CPU {summary(outs['cpu'])['mlups']:.0f} MLUPS;"
                   f" largest relative density/velocity difference {worst:.2e}")
             ok &= check(bitwise, f"{label}: population checksums equal (CPU {summary(outs['cpu'])['population_checksum']},"

@@ -317,8 +317,11 @@ def main():
     ap.add_argument("--scenario", required=True, choices=sorted(SCENARIOS))
     ap.add_argument("--ranks", type=int, nargs="+", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--layout", choices=["nodes", "bricks"], default="nodes",
+                    help="the mesh layout of the runs on N ranks (lattice.layout); the one-rank reference "
+                         "without a launcher always runs on the node list")
     a = ap.parse_args()
-    work = os.path.join(os.path.abspath(a.work), a.scenario)
+    work = os.path.join(os.path.abspath(a.work), a.scenario + ("" if a.layout == "nodes" else "_" + a.layout))
     os.makedirs(work, exist_ok=True)
     case, args = SCENARIOS[a.scenario](work)
     # Every run checks its own cells every 10 steps too (rbc.verify_every: no id lost or held twice).
@@ -337,7 +340,10 @@ def main():
     for n in a.ranks:
         label = f"{a.scenario}, {n} rank{'s' if n > 1 else ''}"
         out = os.path.join(work, f"np{n}")
-        if not run([a.mpiexec, *flags, "-np", str(n), *base], out, check, label):
+        tested = base + (["--set", 'lattice.layout="bricks"'] if a.layout == "bricks" else [])
+        if a.layout == "bricks":
+            label += ", bricks"
+        if not run([a.mpiexec, *flags, "-np", str(n), *tested], out, check, label):
             continue
         s = summary(out)
         check(s.get("ranks") == n, f"{label}: summary.json says {s.get('ranks')} ranks")

@@ -21,7 +21,9 @@ one-rank run (no launcher):
   refused  (on --restart-ranks ranks) a restart from a checkpoint of another precision, resolution
            or geometry, from a file that is no checkpoint, or to an end step the
            checkpoint has passed: exit 2 and a message saying what differs.
-Ranks of 1 run without a launcher.
+Ranks of 1 run without a launcher. With --restart-layout bricks the restart runs on the
+brick layout (lattice.layout, issue 16): a checkpoint is keyed by voxel, so a run written on
+the node list continues on bricks bitwise.
 """
 import argparse
 import os
@@ -64,6 +66,7 @@ def main():
     ap.add_argument("--write-ranks", type=int, default=1)
     ap.add_argument("--restart-ranks", type=int, default=1)
     ap.add_argument("--faults", action="store_true", help="also the kill, wall-clock and refused-restart checks")
+    ap.add_argument("--restart-layout", choices=["nodes", "bricks"], default="nodes")
     ap.add_argument("--work", required=True)
     a = ap.parse_args()
     ok = True
@@ -78,7 +81,8 @@ def main():
             print(p.stdout, p.stderr)
             raise SystemExit(f"FAIL: {what} exited {p.returncode}")
 
-    tag = f"{a.scenario}_{a.write_ranks}to{a.restart_ranks}"
+    tag = f"{a.scenario}_{a.write_ranks}to{a.restart_ranks}" + ("_bricks" if a.restart_layout == "bricks" else "")
+    layout = ["--set", 'lattice.layout="bricks"'] if a.restart_layout == "bricks" else []
     ref_dir = os.path.join(a.work, f"{tag}_uninterrupted")
     steps = scenario_steps(a.scenario)
     p = hemoflow(a, 1, ref_dir, ["--steps", str(steps)])
@@ -94,7 +98,7 @@ def main():
     with h5py.File(os.path.join(split, "checkpoint.h5")) as f:
         check(int(f.attrs["step"]) == half and int(f.attrs["ranks"]) == a.write_ranks,
               f"checkpoint after step {int(f.attrs['step'])} written by {int(f.attrs['ranks'])} rank(s)")
-    p = hemoflow(a, a.restart_ranks, split, ["--steps", str(steps), "--restart", split], clean=False)
+    p = hemoflow(a, a.restart_ranks, split, ["--steps", str(steps), "--restart", split] + layout, clean=False)
     must(p, f"the restart on {a.restart_ranks} rank(s)")
     s = summary(split)
     check(s["population_checksum"] == ref["population_checksum"],

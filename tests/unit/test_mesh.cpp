@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <set>
 
+#include "core/common/error.hpp"
+#include "core/mesh/lattice_view.hpp"
 #include "core/mesh/sparse_mesh.hpp"
 #include "physics/d3q19.hpp"
 
@@ -129,4 +131,92 @@ TEST_CASE("lookups: find and nearest") {
   REQUIRE(near.has_value());
   CHECK(*near == *n);
   CHECK_FALSE(m.nearest({40.0, 40.0, 40.0}).has_value());
+}
+
+namespace {
+/// A sphere-ish blob in a box that is not a multiple of 4 (partly filled bricks, slots
+/// beyond the box), with a link class on the x = 0 face and a fluid-link class.
+geometry::VoxelGrid blob(int nx, int ny, int nz) {
+  auto v = box(nx, ny, nz);
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
+        const double dy = j - ny / 2.0, dz = k - nz / 2.0;
+        v.fluid[std::size_t(v.index(i, j, k))] = dy * dy + dz * dz < 0.2 * ny * nz ? 1 : 0;
+      }
+  return v;
+}
+
+/// What a code means, layout-free: the voxel pulled from, a wall, or a coded link's
+/// (class, voxel, direction).
+std::string meaning(const mesh::SparseMesh& m, std::uint32_t code) {
+  if (mesh::is_node(code)) return "node " + std::to_string(m.voxel_index(code));
+  if (code == mesh::wall_link) return "wall";
+  const std::uint32_t k = mesh::link_index(code);
+  return "link " + std::to_string(m.links.link_class[k]) + " " + std::to_string(m.voxel_index(m.links.node[k])) + " " +
+         std::to_string(int(m.links.direction[k]));
+}
+}  // namespace
+
+TEST_CASE("bricks: the brick view pulls from the same voxels, walls and links as the node list") {
+  for (const bool periodic_x : {false, true}) {
+    const auto v = blob(periodic_x ? 12 : 11, 10, 9);
+    mesh::MeshRequest req;
+    req.periodic = {periodic_x, false, false};
+    req.add_link_class("face", [](const std::array<int, 3>& y) { return y[0] < 0; });
+    req.add_fluid_link_class("plane",
+                             [](const std::array<int, 3>& from, const std::array<int, 3>& to) { return from[2] == 4 && to[2] == 5; });
+    for (const auto ordering : {mesh::Ordering::lexicographic, mesh::Ordering::morton}) {
+      CAPTURE(periodic_x);
+      const auto nodes = mesh::build_mesh(v, req, ordering);
+      const auto bricks = mesh::build_mesh(v, req, ordering, nullptr, mesh::Layout::bricks);
+      REQUIRE(bricks.layout == mesh::Layout::bricks);
+      CHECK(bricks.num_fluid == nodes.num_nodes);
+      CHECK(bricks.num_nodes % mesh::brick_slots == 0);
+      CHECK(bricks.num_nodes == bricks.num_bricks * mesh::brick_slots);
+      CHECK(bricks.links.size() == nodes.links.size());
+      CHECK(bricks.wall_links == nodes.wall_links);
+      CHECK(bricks.links.count(1) > 0);
+      const mesh::NodeListView nv{nodes.neighbours.data(), nodes.stride};
+      const mesh::BrickView bv{bricks.brick_table.data(), bricks.fluid_mask.data(), bricks.link_mask.data(),
+                               bricks.link_word.data(), bricks.link_first.data()};
+      std::uint32_t fluid_seen = 0;
+      for (std::uint32_t n = 0; n < bricks.num_nodes; ++n) {
+        CHECK(bv.is_fluid(n) == bricks.is_fluid(n));
+        if (!bricks.is_fluid(n)) continue;
+        REQUIRE(bricks.fluid_node(fluid_seen++) == n);
+        const auto at = nodes.find(bricks.i[n], bricks.j[n], bricks.k[n]);
+        REQUIRE(at);
+        std::uint32_t a[q19::Q], b[q19::Q];
+        nv.sources(*at, a);
+        bv.sources(n, b);
+        for (int q = 1; q < q19::Q; ++q) {
+          CAPTURE(q);
+          CHECK(meaning(nodes, a[q]) == meaning(bricks, b[q]));
+          CHECK(b[q] == bricks.neighbours[std::size_t(q - 1) * bricks.stride + n]);  // the host table agrees
+        }
+        CHECK(bricks.find(bricks.i[n], bricks.j[n], bricks.k[n]) == n);
+      }
+      CHECK(fluid_seen == bricks.num_fluid);
+    }
+  }
+}
+
+TEST_CASE("bricks: compact and expand drop and restore the holes") {
+  const auto v = blob(9, 8, 8);
+  const auto m = mesh::build_mesh(v, {}, mesh::Ordering::lexicographic, nullptr, mesh::Layout::bricks);
+  std::vector<unsigned char> per_node(m.num_nodes * 2);
+  for (std::uint32_t n = 0; n < m.num_nodes; ++n) per_node[2 * n] = m.is_fluid(n) ? 1 : 0, per_node[2 * n + 1] = 7;
+  const auto fluid = m.compact(per_node, 2);
+  REQUIRE(fluid.size() == 2 * std::size_t(m.num_fluid));
+  for (std::size_t f = 0; f < m.num_fluid; ++f) CHECK(fluid[2 * f] == 1);
+  const auto back = m.expand(fluid, 2);
+  for (std::uint32_t n = 0; n < m.num_nodes; ++n) CHECK(back[2 * n + 1] == (m.is_fluid(n) ? 7 : 0));
+}
+
+TEST_CASE("bricks: a periodic axis that is not a multiple of 4 is refused") {
+  mesh::MeshRequest req;
+  req.periodic = {true, false, false};
+  CHECK_THROWS_WITH_AS(mesh::build_mesh(box(6, 4, 4), req, mesh::Ordering::lexicographic, nullptr, mesh::Layout::bricks),
+                       doctest::Contains("multiple of 4"), InputError);
 }

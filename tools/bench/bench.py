@@ -36,7 +36,7 @@ import re
 import subprocess
 import sys
 
-from benchlib import ROOT, STORAGE_BYTES, commit as head_commit, run_json, sparse_bytes, write_json
+from benchlib import ROOT, STORAGE_BYTES, brick_bytes, commit as head_commit, run_json, sparse_bytes, write_json
 
 GEOMETRIES = [("box", "dense box 256^3"), ("pipe", "pipe D = 256, L = 320"), ("vessel_tree", "vessel tree, 15 vessels")]
 # Fastest published dense-grid code, for scale (not measured here): the single-GPU table of
@@ -65,13 +65,13 @@ MEMORY_TARGET = 0.35
 
 
 def run_hemoflow(a, geometry, out, backend, steps, precision="fp32", ordering="lexicographic", block=256, scale=1.0,
-                 collision="bgk", storage=None):
+                 collision="bgk", storage=None, layout="nodes"):
     case = os.path.join(ROOT, "cases", "bench", f"{geometry}.toml")
     dx = base_dx(case) * scale
     cmd = [a.hemoflow, "run", case, "--quiet", "--progress", "never", "--backend", backend, "--steps", str(steps),
            "--output", out, "--set", f'run.precision="{precision}"', "--set", f'lattice.ordering="{ordering}"',
            "--set", f"lattice.dx={dx!r}", "--set", f"lb_bgk.block_size={block}",
-           "--set", f'lb_bgk.collision="{collision}"']
+           "--set", f'lb_bgk.collision="{collision}"', "--set", f'lattice.layout="{layout}"']
     if storage:  # "e4m11-dithered": lb_bgk.rounding too; a plain 16-bit name rounds to nearest
         name, _, rounding = storage.partition("-")
         cmd += ["--set", f'lb_bgk.storage="{name}"']
@@ -117,6 +117,8 @@ def main():
     ap.add_argument("--storages", nargs="+", choices=list(STORAGE_BYTES), default=["fp32", "fp16s", "e4m11", "fp16s-dithered", "e4m11-dithered"],
                     help="population storages (lb_bgk.storage) of the storage comparison; fp64 runs in fp64, the "
                          "others in fp32 arithmetic")
+    ap.add_argument("--layouts", nargs="+", choices=["nodes", "bricks"], default=["nodes", "bricks"],
+                    help="mesh layouts (lattice.layout) of the storage comparison; each storage runs on each")
     ap.add_argument("--storage-reps", type=int, help="runs per storage in the comparison, best kept (default 2, "
                                                      "1 with --quick)")
     ap.add_argument("--only-storage", action="store_true",
@@ -238,19 +240,24 @@ def storage_study(a, backend, copy_bw, device, record):
         if a.only_storage and a.geometries and geometry not in a.geometries:
             continue
         for storage in a.storages:
+          for layout in a.layouts:
             precision = "fp64" if storage == "fp64" else "fp32"
             best = None
             for rep in range(a.storage_reps):
-                out = os.path.join(a.work, f"{geometry}_{backend}_storage_{storage}_{rep}")
-                s = run_hemoflow(a, geometry, out, backend, steps, precision=precision, scale=scale, storage=storage)
+                out = os.path.join(a.work, f"{geometry}_{backend}_storage_{storage}_{layout}_{rep}")
+                s = run_hemoflow(a, geometry, out, backend, steps, precision=precision, scale=scale, storage=storage,
+                                 layout=layout)
                 if best is None or s["mlups"] > best["mlups"]:
                     best = s
             best["fluid_fraction"] = best["fluid_nodes"] / best["voxels"]
             n = best["fluid_nodes"]
-            record(label if gpu else label + f" (dx x{a.cpu_scale:g})", best, "sparse", backend, precision,
-                   "lexicographic", 256 if gpu else 0, best["mlups"], sparse_bytes(storage),
+            fill = n / best["brick_slots"] if layout == "bricks" else 1.0
+            record(label if gpu else label + f" (dx x{a.cpu_scale:g})", best, "sparse" if layout == "nodes" else "bricks",
+                   backend, precision, "lexicographic", 256 if gpu else 0, best["mlups"],
+                   sparse_bytes(storage) if layout == "nodes" else brick_bytes(storage, fill),
                    best["device_memory_bytes"], copy_bw, device if gpu else best["device"],
                    {"storage": storage, "study": "storage", "case": geometry, "voxels": best["voxels"],
+                    "mesh_layout": layout, "brick_fill": round(fill, 4),
                     "steps": steps, "reps": a.storage_reps, "field_bytes": best["field_bytes"],
                     "mesh_bytes": best["mesh_bytes"],
                     "device_bytes_per_fluid_node": round(best["device_memory_bytes"] / n, 1),
@@ -539,8 +546,9 @@ def memory_section(gpu):
 
 
 def storage_row(recs, case, storage):
+    """The fastest record of this case and storage over the mesh layouts measured."""
     rs = [r for r in recs if r.get("case") == case and r.get("storage") == storage]
-    return rs[-1] if rs else None
+    return max(rs, key=lambda r: r["mlups"]) if rs else None
 
 
 def fluidx3d_row(fx, storage):
@@ -626,12 +634,14 @@ def storage_section(recs, fx, cpu_scale):
          "device (both population sets, density, velocity, the neighbour table, the link tables: the summary's "
          "field_bytes) per fluid node. The host's mesh arrays (mesh_bytes: coordinates, a host copy of the "
          "neighbour table, sort keys) are not on the device and are not added.", "",
-         "| geometry | fluid fraction | storage | MFLUPS | of fp32 storage | B/update | GB/s | of copy BW | "
-         "device memory per fluid node | counted |", "|---|---|---|---|---|---|---|---|---|---|"]
+         "| geometry | fluid fraction | storage | layout | MFLUPS | of fp32 node list | B/update | GB/s | of copy BW | "
+         "device memory per fluid node | counted |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in recs:
-        base = storage_row(recs, r["case"], "fp32")
-        rel = f"{100 * r['mlups'] / base['mlups']:.0f}%" if base else "-"
-        L.append(f"| {r['geometry']} | {r['fluid_fraction']:.3f} | {r['storage']} | {r['mlups']:.0f} | {rel} | "
+        base = [b for b in recs if b["case"] == r["case"] and b["storage"] == "fp32" and b.get("mesh_layout", "nodes") == "nodes"]
+        rel = f"{100 * r['mlups'] / base[0]['mlups']:.0f}%" if base else "-"
+        lay = r.get("mesh_layout", "nodes")
+        lay = f"bricks (fill {r['brick_fill']:.3f})" if lay == "bricks" else lay
+        L.append(f"| {r['geometry']} | {r['fluid_fraction']:.3f} | {r['storage']} | {lay} | {r['mlups']:.0f} | {rel} | "
                  f"{r['bytes_per_update']} | {r['effective_gbs']:.0f} | {100 * r['bandwidth_fraction']:.1f}% | "
                  f"{r['device_bytes_per_fluid_node']:.0f} B | {r['field_bytes_per_fluid_node']:.0f} B |")
     L.append("")
@@ -665,7 +675,7 @@ def storage_section(recs, fx, cpu_scale):
               "device memory per fluid node | device |", "|---|---|---|---|---|---|---|---|---|"]
         for r in recs:
             if r.get("case") in ("box", "vessel_tree"):
-                L.append(f"| hemoflow | {r['storage']} | {r['geometry']} | {r['mlups']:.0f} | {r['bytes_per_update']} | "
+                L.append(f"| hemoflow {r.get('mesh_layout', 'nodes')} | {r['storage']} | {r['geometry']} | {r['mlups']:.0f} | {r['bytes_per_update']} | "
                          f"{r['effective_gbs']:.0f} | {100 * r['bandwidth_fraction']:.1f}% | "
                          f"{r['device_bytes_per_fluid_node']:.0f} B (measured) | {r['device']} |")
         for f in fx:

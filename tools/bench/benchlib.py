@@ -27,6 +27,16 @@ def sparse_bytes(storage):
     return 38 * STORAGE_BYTES[storage] + 18 * 4
 
 
+def brick_bytes(storage, fill):
+    """Bytes per fluid-node update on the brick layout (lattice.layout = "bricks"): the 19
+    populations read and written, and per brick its table of 27 ids, fluid and link masks
+    and first link (128 B) shared by its 64 fill slots: 38 s + 128 / (64 fill), rounded.
+    The least it moves: holes are masked off (their sectors may still be fetched where a
+    brick's fluid slots share them), and a slot with a coded link adds its 4-byte link
+    word, not counted here."""
+    return round(38 * STORAGE_BYTES[storage] + 128 / (64 * fill))
+
+
 def run_json(cmd):
     """Runs a tool that prints one JSON object as its last line; stops the script with its
     output if it fails."""

@@ -1,0 +1,51 @@
+#pragma once
+// The mesh's addressing on the run's backend, as core fields (declared by the core before
+// any plugin's setup), and the view a kernel takes (core/mesh/lattice_view.hpp):
+//   node list: "neighbours" (18 rows of link codes per node);
+//   bricks:    "brick_table" (27 per brick), "fluid_mask" and "link_mask" (one 64-bit word
+//              per brick), "link_first" (per brick), "link_word" (per slot).
+// "link_node", "link_direction" and "link_value" (per coded link) exist on both layouts.
+// A kernel that pulls takes the view as a template parameter and is instantiated for both.
+#include <variant>
+
+#include "core/fields/field_registry.hpp"
+#include "core/mesh/lattice_view.hpp"
+#include "core/mesh/sparse_mesh.hpp"
+
+namespace hemo {
+
+using LatticeView = std::variant<mesh::NodeListView, mesh::BrickView>;
+
+/// Declares and uploads the addressing fields of the mesh's layout.
+inline void declare_lattice_fields(FieldRegistry& fields, const mesh::SparseMesh& m) {
+  if (m.layout == mesh::Layout::nodes) {
+    fields.declare_node_field<std::uint32_t>("neighbours", 18, "core", "pull source of each direction 1..18 (link_codes.hpp)")
+        .array()
+        .upload(m.neighbours);
+    return;
+  }
+  const std::uint32_t bricks = m.num_bricks;
+  fields.declare_array<std::uint32_t>("brick_table", 1, 27 * bricks, "core", "ids of the 27 bricks around each brick, brick by brick")
+      .array()
+      .upload(m.brick_table);
+  fields.declare_array<std::uint64_t>("fluid_mask", 1, bricks, "core", "bit s: slot s of the brick is fluid").array().upload(m.fluid_mask);
+  fields.declare_array<std::uint64_t>("link_mask", 1, bricks, "core", "bit s: slot s of the brick has coded links")
+      .array()
+      .upload(m.link_mask);
+  fields.declare_array<std::uint32_t>("link_first", 1, bricks, "core", "index of the brick's first coded link")
+      .array()
+      .upload(m.link_first);
+  fields.declare_node_field<std::uint32_t>("link_word", 1, "core", "coded directions of the slot and its first link's offset")
+      .array()
+      .upload(m.link_word);
+}
+
+/// The view of the declared addressing fields (device pointers on CUDA).
+inline LatticeView lattice_view(FieldRegistry& fields, const mesh::SparseMesh& m) {
+  if (m.layout == mesh::Layout::nodes) return mesh::NodeListView{fields.get<std::uint32_t>("neighbours").data(), m.stride};
+  return mesh::BrickView{fields.get<std::uint32_t>("brick_table").data(), fields.get<std::uint64_t>("fluid_mask").data(),
+                         fields.get<std::uint64_t>("link_mask").data(), fields.get<std::uint32_t>("link_word").data(),
+                         fields.get<std::uint32_t>("link_first").data()};
+}
+
+}  // namespace hemo

@@ -1,0 +1,94 @@
+#pragma once
+// How a kernel finds the node a population streams from, for each layout of the sparse
+// mesh (SparseMesh::layout, docs/layouts.md). Both views answer the same two questions,
+// device-safe, so a pull kernel is written once and instantiated per layout:
+//   is_fluid(n)       false for the holes of a brick (slots whose voxel is not fluid);
+//   sources(n, src)   src[q] (q = 1..18) in the code of link_codes.hpp: the node at
+//                     x_n - c_q, wall_link (halfway bounce-back) or coded_link | k.
+// For the same voxels both views give the same codes (tests/unit/test_mesh.cpp), so a
+// kernel computes bitwise the same values on either layout.
+#include <cstdint>
+
+#include "core/mesh/link_codes.hpp"
+#include "physics/d3q19.hpp"
+#include "physics/hd.hpp"
+
+namespace hemo::mesh {
+
+/// Bits set in a 32-bit word (the device's population count instruction on the GPU).
+HEMO_HD int bit_count(std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  return __popc(v);
+#else
+  return __builtin_popcount(v);
+#endif
+}
+
+/// The node list: one row of 18 codes per node (link_codes.hpp), read as stored.
+struct NodeListView {
+  const std::uint32_t* HEMO_RESTRICT neighbours;  // 18 rows of `stride`
+  std::uint32_t stride;
+
+  HEMO_HD bool is_fluid(std::uint32_t) const { return true; }
+  HEMO_HD void sources(std::uint32_t n, std::uint32_t (&src)[phys::d3q19::Q]) const {
+    HEMO_UNROLL
+    for (int q = 1; q < phys::d3q19::Q; ++q) src[q] = neighbours[std::size_t(q - 1) * stride + n];
+  }
+};
+
+/// Bricks of 4^3 voxels (brick_edge): only bricks holding fluid are stored, each as 64
+/// consecutive slots, slot s = x + 4 y + 16 z inside the brick, node n = brick * 64 + s.
+inline constexpr int brick_edge = 4;
+inline constexpr std::uint32_t brick_slots = 64;
+/// Entry 13 of a brick's table: the brick itself (offsets (dx+1) + 3 (dy+1) + 9 (dz+1)).
+inline constexpr int brick_self = 13;
+/// A neighbour brick that is not stored (no fluid, or beyond a wall of the box).
+inline constexpr std::uint32_t no_brick = wall_link;
+/// Bits 1..18 of a link word: the directions of the slot that are coded links; above
+/// link_word_shift, the slot's first link index less the brick's first.
+inline constexpr int link_word_shift = 19;
+
+/// The brick layout: neighbours inside a brick are implicit; across bricks, one table of
+/// 27 brick ids per brick and one 64-bit fluid mask per brick. Coded links (a boundary a
+/// plugin handles) are the only per-slot data, and only for slots that have one: the
+/// link word (directions, offset of the slot's first link k) read where link_mask says.
+struct BrickView {
+  const std::uint32_t* HEMO_RESTRICT brick_table;  // 27 per brick
+  const std::uint64_t* HEMO_RESTRICT fluid_mask;   // per brick: bit s set where slot s is fluid
+  const std::uint64_t* HEMO_RESTRICT link_mask;    // per brick: bit s set where slot s has coded links
+  const std::uint32_t* HEMO_RESTRICT link_word;    // per slot (read only where link_mask is set)
+  const std::uint32_t* HEMO_RESTRICT link_first;   // per brick: index of its first coded link
+
+  HEMO_HD bool is_fluid(std::uint32_t n) const { return fluid_mask[n >> 6] >> (n & 63u) & 1u; }
+
+  /// The node at slot (x, y, z) of brick b displaced by Sign * c_q, or no_brick where that
+  /// voxel is not fluid or its brick is not stored. The loads are unconditional (a missing
+  /// brick reads its own mask and clears it): a warp covers the slots of one brick, whose
+  /// lanes would branch differently at the brick's faces.
+  template <int Sign>
+  HEMO_HD std::uint32_t neighbour(int q, int x, int y, int z, std::uint32_t b) const {
+    const int sx = x + Sign * phys::d3q19::cx(q), sy = y + Sign * phys::d3q19::cy(q), sz = z + Sign * phys::d3q19::cz(q);
+    const int ox = (sx >> 2) + 1, oy = (sy >> 2) + 1, oz = (sz >> 2) + 1;  // 0, 1 or 2 (>> floors)
+    const std::uint32_t nb = brick_table[std::size_t(b) * 27 + std::uint32_t(ox + 3 * oy + 9 * oz)];
+    const bool stored = nb != no_brick;
+    const std::uint64_t mask = fluid_mask[stored ? nb : b] & (stored ? ~std::uint64_t(0) : std::uint64_t(0));
+    const std::uint32_t slot = std::uint32_t((sx & 3) + 4 * (sy & 3) + 16 * (sz & 3));
+    return (mask >> slot & 1u) ? nb * brick_slots + slot : no_brick;
+  }
+
+  HEMO_HD void sources(std::uint32_t n, std::uint32_t (&src)[phys::d3q19::Q]) const {
+    const std::uint32_t b = n >> 6, s = n & 63u;
+    const int x = int(s & 3u), y = int(s >> 2 & 3u), z = int(s >> 4);
+    HEMO_UNROLL
+    for (int q = 1; q < phys::d3q19::Q; ++q) src[q] = neighbour<-1>(q, x, y, z, b);
+    if (!(link_mask[b] >> s & 1u)) return;
+    // Links are numbered in (node, direction) order: the slot's coded direction q is link
+    // first + (the slot's coded directions below q).
+    const std::uint32_t word = link_word[n], first = link_first[b] + (word >> link_word_shift);
+    HEMO_UNROLL
+    for (int q = 1; q < phys::d3q19::Q; ++q)
+      if (word >> q & 1u) src[q] = coded_link | (first + std::uint32_t(bit_count(word & ((1u << q) - 1u))));
+  }
+};
+
+}  // namespace hemo::mesh
