@@ -157,7 +157,7 @@ int command_check(const CommandLine& cl) {
       const mesh::SparseMesh& m = sim.mesh();
       const int edge = int(sim.config().integer("partition.brick"));
       std::vector<std::int32_t> fi, fj, fk;  // the fluid nodes (a brick layout's holes left out)
-      for (std::uint32_t f = 0; f < m.num_fluid; ++f) {
+      for (std::uint32_t f = 0; f < m.num_fluid(); ++f) {
         const std::uint32_t n = m.fluid_node(f);
         fi.push_back(m.i[n]), fj.push_back(m.j[n]), fk.push_back(m.k[n]);
       }

@@ -4,7 +4,8 @@
 // device-safe, so a pull kernel is written once and instantiated per layout:
 //   is_fluid(n)       false for the holes of a brick (slots whose voxel is not fluid);
 //   sources(n, src)   src[q] (q = 1..18) in the code of link_codes.hpp: the node at
-//                     x_n - c_q, wall_link (halfway bounce-back) or coded_link | k.
+//                     x_n - c_q, wall_link (halfway bounce-back) or coded_link | k;
+//                     returns false where it knows that none is a coded link.
 // For the same voxels both views give the same codes (tests/unit/test_mesh.cpp), so a
 // kernel computes bitwise the same values on either layout.
 #include <cstdint>
@@ -30,9 +31,10 @@ struct NodeListView {
   std::uint32_t stride;
 
   HEMO_HD bool is_fluid(std::uint32_t) const { return true; }
-  HEMO_HD void sources(std::uint32_t n, std::uint32_t (&src)[phys::d3q19::Q]) const {
+  HEMO_HD bool sources(std::uint32_t n, std::uint32_t (&src)[phys::d3q19::Q]) const {
     HEMO_UNROLL
     for (int q = 1; q < phys::d3q19::Q; ++q) src[q] = neighbours[std::size_t(q - 1) * stride + n];
+    return true;
   }
 };
 
@@ -76,18 +78,19 @@ struct BrickView {
     return (mask >> slot & 1u) ? nb * brick_slots + slot : no_brick;
   }
 
-  HEMO_HD void sources(std::uint32_t n, std::uint32_t (&src)[phys::d3q19::Q]) const {
+  HEMO_HD bool sources(std::uint32_t n, std::uint32_t (&src)[phys::d3q19::Q]) const {
     const std::uint32_t b = n >> 6, s = n & 63u;
     const int x = int(s & 3u), y = int(s >> 2 & 3u), z = int(s >> 4);
     HEMO_UNROLL
     for (int q = 1; q < phys::d3q19::Q; ++q) src[q] = neighbour<-1>(q, x, y, z, b);
-    if (!(link_mask[b] >> s & 1u)) return;
+    if (!(link_mask[b] >> s & 1u)) return false;
     // Links are numbered in (node, direction) order: the slot's coded direction q is link
     // first + (the slot's coded directions below q).
     const std::uint32_t word = link_word[n], first = link_first[b] + (word >> link_word_shift);
     HEMO_UNROLL
     for (int q = 1; q < phys::d3q19::Q; ++q)
       if (word >> q & 1u) src[q] = coded_link | (first + std::uint32_t(bit_count(word & ((1u << q) - 1u))));
+    return true;
   }
 };
 

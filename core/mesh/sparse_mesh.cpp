@@ -306,18 +306,15 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
   }
   slot_coords.clear();
   slot_coords.shrink_to_fit();
-  m.num_fluid = m.num_nodes;
-  if (layout == Layout::bricks) {
+  if (layout == Layout::bricks)
     for (std::uint32_t n = 0; n < m.num_nodes; ++n)
       if (slot_fluid[n]) m.fluid_nodes.push_back(n);
-    m.num_fluid = static_cast<std::uint32_t>(m.fluid_nodes.size());
-  }
 
   // 4. Voxel -> owned node: sorted voxel indices with their nodes (kept for lookups).
   {
     std::vector<std::uint32_t> perm;
-    perm.reserve(m.num_fluid);
-    for (std::uint32_t f = 0; f < m.num_fluid; ++f) perm.push_back(m.fluid_node(f));
+    perm.reserve(m.num_fluid());
+    for (std::uint32_t f = 0; f < m.num_fluid(); ++f) perm.push_back(m.fluid_node(f));
     std::sort(perm.begin(), perm.end(), [&](std::uint32_t a, std::uint32_t b) { return m.voxel_index(a) < m.voxel_index(b); });
     m.sorted_voxel.resize(perm.size());
     for (std::size_t s = 0; s < perm.size(); ++s) m.sorted_voxel[s] = m.voxel_index(perm[s]);
@@ -388,7 +385,7 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
   // Coded links are numbered in (node, direction) order so the numbering, and with it
   // every per-link array, is the same for any thread count.
   for (const auto& c : classes) m.links.class_names.push_back(c.name);
-  for (std::uint32_t f = 0; f < m.num_fluid; ++f)
+  for (std::uint32_t f = 0; f < m.num_fluid(); ++f)
     for (int q = 1, n = int(m.fluid_node(f)); q < d3q19::Q; ++q) {
       const std::size_t slot = std::size_t(q - 1) * m.stride + std::size_t(n);
       if (m.neighbours[slot] != wall_link) continue;
@@ -439,20 +436,20 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
 }
 
 std::vector<unsigned char> SparseMesh::compact(std::vector<unsigned char> per_node, std::size_t element) const {
-  if (fluid_nodes.empty() && num_fluid == num_nodes) {
-    per_node.resize(std::size_t(num_fluid) * element);
+  if (layout == Layout::nodes) {
+    per_node.resize(std::size_t(num_fluid()) * element);
     return per_node;
   }
-  std::vector<unsigned char> out(std::size_t(num_fluid) * element);
-  for (std::uint32_t f = 0; f < num_fluid; ++f)
+  std::vector<unsigned char> out(std::size_t(num_fluid()) * element);
+  for (std::uint32_t f = 0; f < num_fluid(); ++f)
     std::memcpy(&out[std::size_t(f) * element], &per_node[std::size_t(fluid_nodes[f]) * element], element);
   return out;
 }
 
 std::vector<unsigned char> SparseMesh::expand(std::vector<unsigned char> per_fluid, std::size_t element) const {
-  if (fluid_nodes.empty() && num_fluid == num_nodes) return per_fluid;
+  if (layout == Layout::nodes) return per_fluid;
   std::vector<unsigned char> out(std::size_t(num_nodes) * element, 0);
-  for (std::uint32_t f = 0; f < num_fluid; ++f)
+  for (std::uint32_t f = 0; f < num_fluid(); ++f)
     std::memcpy(&out[std::size_t(fluid_nodes[f]) * element], &per_fluid[std::size_t(f) * element], element);
   return out;
 }
@@ -500,11 +497,11 @@ std::size_t SparseMesh::bytes() const {
 }
 
 std::string SparseMesh::describe() const {
-  std::string s = str(num_fluid, " fluid nodes stored of ", voxel_count(), " voxels (fluid fraction ",
+  std::string s = str(num_fluid(), " fluid nodes stored of ", voxel_count(), " voxels (fluid fraction ",
                       fmt_f(fluid_fraction(), 3), "), ", to_string(ordering), " order; ", wall_links, " wall links");
   if (layout == Layout::bricks)
     s += str("; bricks of ", brick_edge, "^3: ", num_nodes / brick_slots, " owned, fill ",
-             fmt_f(num_nodes ? double(num_fluid) / double(num_nodes) : 0.0, 3));
+             fmt_f(num_nodes ? double(num_fluid()) / double(num_nodes) : 0.0, 3));
   for (std::size_t c = 0; c < links.class_names.size(); ++c)
     s += str(", ", links.count(int(c)), " ", links.class_names[c], " links");
   if (!halo.empty())

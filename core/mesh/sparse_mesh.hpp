@@ -110,7 +110,10 @@ class SparseMesh {
   std::uint32_t num_interior = 0;
   std::uint32_t num_halo = 0;
   std::uint32_t stride = 0;  // padded_stride(num_nodes + num_halo): row length of every node array
-  std::uint32_t num_fluid = 0;  // owned fluid nodes: num_nodes less the holes
+  /// Owned fluid nodes: num_nodes on the node list, less the holes on bricks.
+  std::uint32_t num_fluid() const {
+    return layout == Layout::nodes ? num_nodes : static_cast<std::uint32_t>(fluid_nodes.size());
+  }
   /// Bricks: the owned fluid slots, ascending; empty on the node list (where every owned
   /// node is fluid). Index with fluid_node().
   std::vector<std::uint32_t> fluid_nodes;
@@ -135,10 +138,10 @@ class SparseMesh {
   bool is_fluid(std::uint32_t node) const {
     return layout == Layout::nodes || (fluid_mask[node >> 6] >> (node & 63u) & 1u);
   }
-  /// The owned fluid node of index f < num_fluid (ascending node id).
-  std::uint32_t fluid_node(std::uint32_t f) const { return fluid_nodes.empty() ? f : fluid_nodes[f]; }
+  /// The owned fluid node of index f < num_fluid() (ascending node id).
+  std::uint32_t fluid_node(std::uint32_t f) const { return layout == Layout::nodes ? f : fluid_nodes[f]; }
   /// Values of the owned nodes (num_nodes entries of `element` bytes) less the holes:
-  /// num_fluid entries, in fluid_node order; expand() is the inverse (holes get zero bytes).
+  /// num_fluid() entries, in fluid_node order; expand() is the inverse (holes get zero bytes).
   std::vector<unsigned char> compact(std::vector<unsigned char> per_node, std::size_t element) const;
   std::vector<unsigned char> expand(std::vector<unsigned char> per_fluid, std::size_t element) const;
 
@@ -157,7 +160,7 @@ class SparseMesh {
   /// Bytes of the arrays kept for the run (coordinates, neighbour table, link tables).
   std::size_t bytes() const;
   std::int64_t voxel_count() const { return std::int64_t(dims[0]) * dims[1] * dims[2]; }
-  double fluid_fraction() const { return voxel_count() ? double(num_fluid) / double(voxel_count()) : 0.0; }
+  double fluid_fraction() const { return voxel_count() ? double(num_fluid()) / double(voxel_count()) : 0.0; }
   std::string describe() const;
 
   // Lookup table voxel -> owned node, sorted by voxel index (MUPHY's COO2CELL idea):

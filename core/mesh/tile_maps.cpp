@@ -175,7 +175,7 @@ TileMaps build_tile_maps(const SparseMesh& mesh, int c, const std::function<int(
     return Step{true, wrapped, key_of(n)};
   };
   const auto offsets = neighbour_offsets();
-  const std::int64_t num_nodes = mesh.num_fluid;  // owned fluid nodes (a brick's holes are no node)
+  const std::int64_t num_nodes = mesh.num_fluid();  // owned fluid nodes (a brick's holes are no node)
 
   // 1. Tiles holding owned nodes, sorted. Consecutive nodes often share a tile (runs of up
   //    to c along i in lexicographic order, more in Morton order): skip those repeats

@@ -412,7 +412,7 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
   const GatheredVoxels gathered = gather_voxels(mesh, comm);
   const std::vector<std::uint64_t>& voxels = gathered.voxel;
   const std::vector<std::size_t>& order = gathered.ascending;
-  const std::vector<std::uint64_t> counts = comm.gather(std::span<const std::uint64_t>(std::vector<std::uint64_t>{mesh.num_fluid}), 0);
+  const std::vector<std::uint64_t> counts = comm.gather(std::span<const std::uint64_t>(std::vector<std::uint64_t>{mesh.num_fluid()}), 0);
   std::unique_ptr<io::hdf5::Quiet> quiet;
   std::unique_ptr<io::hdf5::Input> in;
   const std::vector<const FieldBase*> state = state_fields(fields);

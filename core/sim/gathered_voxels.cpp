@@ -7,8 +7,8 @@
 namespace hemo {
 
 GatheredVoxels gather_voxels(const mesh::SparseMesh& mesh, comm::Communicator& comm) {
-  std::vector<std::uint64_t> mine(mesh.num_fluid);  // in fluid_node order (no holes)
-  for (std::uint32_t f = 0; f < mesh.num_fluid; ++f) mine[f] = mesh.voxel_index(mesh.fluid_node(f));
+  std::vector<std::uint64_t> mine(mesh.num_fluid());  // in fluid_node order (no holes)
+  for (std::uint32_t f = 0; f < mesh.num_fluid(); ++f) mine[f] = mesh.voxel_index(mesh.fluid_node(f));
   GatheredVoxels g;
   g.voxel = comm.gather(std::span<const std::uint64_t>(mine), 0);
   g.ascending.resize(g.voxel.size());

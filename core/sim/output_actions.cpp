@@ -168,7 +168,7 @@ void OutputActions::write(std::int64_t step, double time, const FieldRegistry& f
       snapshot_.wait();
       record_probes(step, time, probe_moments(step));
       if (fields_due(step))
-        write_fields(step, time, mesh_.num_fluid, [this](int row, std::size_t i) {
+        write_fields(step, time, mesh_.num_fluid(), [this](int row, std::size_t i) {
           return snapshot_.value(row, mesh_.fluid_node(std::uint32_t(i)));
         });
     } catch (...) {
@@ -183,7 +183,7 @@ void OutputActions::write_gathered(std::int64_t step, double time) {
   std::vector<double> probes = probe_moments(step);
   if (!probes.empty()) comm_.sum(probes);
   const bool fields = fields_due(step);
-  const std::uint32_t n = mesh_.num_fluid;  // in gather_voxels' order: fluid nodes, no holes
+  const std::uint32_t n = mesh_.num_fluid();  // in gather_voxels' order: fluid nodes, no holes
   if (fields) {
     std::vector<double> mine(4 * std::size_t(n));  // node-major: 4 values per node
     for (std::uint32_t i = 0; i < n; ++i)

@@ -247,7 +247,7 @@ void Simulation::build_mesh_of_this_rank() {
     mesh_ = mesh::build_mesh(voxels_, request, ordering, nullptr, layout);
   }
   // Totals over the ranks (exact integer sums); the mesh bytes are the largest rank's.
-  std::vector<std::uint64_t> counts{mesh_.num_fluid, mesh_.wall_links, mesh_.num_nodes};
+  std::vector<std::uint64_t> counts{mesh_.num_fluid(), mesh_.wall_links, mesh_.num_nodes};
   for (std::size_t c = 0; c < mesh_.links.class_names.size(); ++c) counts.push_back(mesh_.links.count(static_cast<int>(c)));
   comm_->sum(counts);
   summary_.fluid_nodes = counts[0];
@@ -300,7 +300,7 @@ void Simulation::set_up_fields_and_plugins() {
   if (comm_->size() > 1) {
     stage.voxel_owner = [this](int i, int j, int k) { return brick_owner_[std::size_t(bricks_.brick_of_voxel(i, j, k))]; };
     // The map plugins get must say this rank for every node it owns (setup only, O(nodes)).
-    for (std::uint32_t i = 0; i < mesh_.num_fluid; ++i) {
+    for (std::uint32_t i = 0; i < mesh_.num_fluid(); ++i) {
       const std::uint32_t n = mesh_.fluid_node(i);
       if (stage.voxel_owner(mesh_.i[n], mesh_.j[n], mesh_.k[n]) != comm_->rank())
         throw std::logic_error(str("voxel_owner: node ", n, " at voxel (", mesh_.i[n], ", ", mesh_.j[n], ", ",

@@ -44,9 +44,9 @@ std::uint64_t Simulation::population_checksum() const {
   const FieldBase& f = fields_->lookup("f");
   std::uint64_t h = 0;
   // Holes of bricks are left out: every layout gives the same number.
-  if (mesh_.num_fluid > 0) {
-    std::vector<std::uint64_t> voxel(mesh_.num_fluid);
-    for (std::uint32_t i = 0; i < mesh_.num_fluid; ++i) voxel[i] = mesh_.voxel_index(mesh_.fluid_node(i));
+  if (mesh_.num_fluid() > 0) {
+    std::vector<std::uint64_t> voxel(mesh_.num_fluid());
+    for (std::uint32_t i = 0; i < mesh_.num_fluid(); ++i) voxel[i] = mesh_.voxel_index(mesh_.fluid_node(i));
     const std::size_t element = f.bytes() / (std::size_t(f.components()) * f.stride());
     for (int c = 0; c < f.components(); ++c) {
       const std::vector<unsigned char> bytes = mesh_.compact(f.component_bytes(c), element);
@@ -64,7 +64,7 @@ void Simulation::report_ranks() {
   const int width = fixed + phases + int(timings.size());
   std::vector<double> all(std::size_t(ranks) * width, 0.0);  // each rank fills its slot; the sum is exact
   double* mine = all.data() + std::size_t(comm_->rank()) * width;
-  mine[0] = mesh_.num_fluid;
+  mine[0] = mesh_.num_fluid();
   mine[1] = mesh_.num_nodes - mesh_.num_interior;
   mine[2] = mesh_.num_halo;
   mine[3] = double(mesh_.halo.size());

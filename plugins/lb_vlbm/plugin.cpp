@@ -96,7 +96,7 @@ class VlbmIn final : public Vlbm {
     // 1 - P per node, as a field: the boundaries plugin weights an iolet's flow rate by it
     // (a partial cell holds (1 - P) f particles), and outputs can show it.
     std::vector<Real> share(m.stride, Real(0));
-    for (std::uint32_t f = 0; f < m.num_fluid; ++f) {  // a brick's holes keep 0
+    for (std::uint32_t f = 0; f < m.num_fluid(); ++f) {  // a brick's holes keep 0
       const std::uint32_t n = m.fluid_node(f);
       share[n] = Real(1.0 - double(p.of_fluid({m.i[n], m.j[n], m.k[n]})));
     }

@@ -106,7 +106,7 @@ CellIolets::CellIolets(const mesh::SparseMesh& mesh, comm::Communicator& comm, d
 void CellIolets::list_feed_nodes(const mesh::SparseMesh& mesh) {
   for (Feed& feed : feeds_) feed.nodes.clear();
   if (feeds_.empty()) return;
-  for (std::uint32_t f = 0; f < mesh.num_fluid; ++f) {
+  for (std::uint32_t f = 0; f < mesh.num_fluid(); ++f) {
     const std::uint32_t n = mesh.fluid_node(f);
     const P x = node_point(mesh, n);
     for (Feed& feed : feeds_)

@@ -187,7 +187,7 @@ class Cells {
     if (!feeds) placement_mesh_ = {}, placement_tiles_ = {};
     keep_owned_ = many_ranks() && st.first_step > 0;
     owned_ = count();
-    fluid_nodes_ = double(comm_->sum(std::uint64_t(st.mesh.num_fluid)));
+    fluid_nodes_ = double(comm_->sum(std::uint64_t(st.mesh.num_fluid())));
     table_->bind_restart_value("next_id", next_id_);
     std::string crossings;
     for (std::size_t f = 0; f < iolets_.faces().size(); ++f) {

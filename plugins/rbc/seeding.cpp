@@ -157,7 +157,7 @@ std::vector<std::string> placement_problems(const std::vector<CellPlacement>& ce
 }
 
 mesh::SparseMesh placement_mesh(comm::Communicator& comm, const mesh::SparseMesh& mesh) {
-  const std::uint32_t n = mesh.num_fluid;
+  const std::uint32_t n = mesh.num_fluid();
   std::vector<std::int32_t> ijk(3 * std::size_t(n));
   for (std::uint32_t f = 0; f < n; ++f) {
     const std::uint32_t i = mesh.fluid_node(f);
@@ -179,7 +179,7 @@ mesh::SparseMesh placement_mesh(comm::Communicator& comm, const mesh::SparseMesh
     order[v] = std::uint32_t(v);
   }
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return voxel[a] < voxel[b]; });
-  m.num_nodes = m.num_fluid = std::uint32_t(total);
+  m.num_nodes = std::uint32_t(total);
   m.i.resize(total), m.j.resize(total), m.k.resize(total);
   for (std::size_t v = 0; v < total; ++v)
     m.i[v] = all[3 * order[v]], m.j[v] = all[3 * order[v] + 1], m.k[v] = all[3 * order[v] + 2];

@@ -105,8 +105,8 @@ TEST_CASE("bricks: three steps give bitwise the node list's populations (walls, 
   req.add_link_class("lid", [](const std::array<int, 3>& y) { return y[1] >= 7; });  // a moving wall: link values
   const auto nodes = mesh::build_mesh(v, req, mesh::Ordering::morton);
   const auto bricks = mesh::build_mesh(v, req, mesh::Ordering::lexicographic, nullptr, mesh::Layout::bricks);
-  REQUIRE(bricks.num_fluid == nodes.num_nodes);
-  REQUIRE(bricks.num_nodes > bricks.num_fluid);  // there are holes
+  REQUIRE(bricks.num_fluid() == nodes.num_nodes);
+  REQUIRE(bricks.num_nodes > bricks.num_fluid());  // there are holes
   // The same random state at each voxel, the same value on each lid link (by voxel, direction).
   struct State {
     std::vector<double> a, b, rho, u, link_value;
@@ -115,7 +115,7 @@ TEST_CASE("bricks: three steps give bitwise the node list's populations (walls, 
     State st;
     const std::size_t s = m.stride;
     st.a.assign(q19::Q * s, 0.0), st.b.assign(q19::Q * s, 0.0), st.rho.assign(s, 0.0), st.u.assign(3 * s, 0.0);
-    for (std::uint32_t f = 0; f < m.num_fluid; ++f) {
+    for (std::uint32_t f = 0; f < m.num_fluid(); ++f) {
       const std::uint32_t n = m.fluid_node(f);
       std::mt19937 rng(std::uint32_t(m.voxel_index(n)));
       std::uniform_real_distribution<double> d(-0.01, 0.01);
@@ -142,7 +142,7 @@ TEST_CASE("bricks: three steps give bitwise the node list's populations (walls, 
     std::swap(sb.a, sb.b);
   }
   std::size_t compared = 0;
-  for (std::uint32_t f = 0; f < bricks.num_fluid; ++f) {
+  for (std::uint32_t f = 0; f < bricks.num_fluid(); ++f) {
     const std::uint32_t nb = bricks.fluid_node(f);
     const std::uint32_t nn = *nodes.find(bricks.i[nb], bricks.j[nb], bricks.k[nb]);
     for (int q = 0; q < q19::Q; ++q, ++compared)

@@ -171,7 +171,7 @@ TEST_CASE("bricks: the brick view pulls from the same voxels, walls and links as
       const auto nodes = mesh::build_mesh(v, req, ordering);
       const auto bricks = mesh::build_mesh(v, req, ordering, nullptr, mesh::Layout::bricks);
       REQUIRE(bricks.layout == mesh::Layout::bricks);
-      CHECK(bricks.num_fluid == nodes.num_nodes);
+      CHECK(bricks.num_fluid() == nodes.num_nodes);
       CHECK(bricks.num_nodes % mesh::brick_slots == 0);
       CHECK(bricks.num_nodes == bricks.num_bricks * mesh::brick_slots);
       CHECK(bricks.links.size() == nodes.links.size());
@@ -197,7 +197,7 @@ TEST_CASE("bricks: the brick view pulls from the same voxels, walls and links as
         }
         CHECK(bricks.find(bricks.i[n], bricks.j[n], bricks.k[n]) == n);
       }
-      CHECK(fluid_seen == bricks.num_fluid);
+      CHECK(fluid_seen == bricks.num_fluid());
     }
   }
 }
@@ -208,8 +208,8 @@ TEST_CASE("bricks: compact and expand drop and restore the holes") {
   std::vector<unsigned char> per_node(m.num_nodes * 2);
   for (std::uint32_t n = 0; n < m.num_nodes; ++n) per_node[2 * n] = m.is_fluid(n) ? 1 : 0, per_node[2 * n + 1] = 7;
   const auto fluid = m.compact(per_node, 2);
-  REQUIRE(fluid.size() == 2 * std::size_t(m.num_fluid));
-  for (std::size_t f = 0; f < m.num_fluid; ++f) CHECK(fluid[2 * f] == 1);
+  REQUIRE(fluid.size() == 2 * std::size_t(m.num_fluid()));
+  for (std::size_t f = 0; f < m.num_fluid(); ++f) CHECK(fluid[2 * f] == 1);
   const auto back = m.expand(fluid, 2);
   for (std::uint32_t n = 0; n < m.num_nodes; ++n) CHECK(back[2 * n + 1] == (m.is_fluid(n) ? 7 : 0));
 }
