@@ -38,8 +38,10 @@ struct GatherRows {
 };
 
 /// The inverse of GatherRows, for t = r * count + i:
-///   dst[rows.row[r] * stride + index[i]] = in[r * count + i].
-/// Halo values that arrive packed, placed at halo nodes that are not contiguous (bricks).
+///   dst[rows.row[r] * stride + index[i]] = in[r * count + i]   (where keep[t] != 0, or
+/// everywhere without `keep`).
+/// Halo values that arrive packed, placed at halo nodes that are not contiguous (bricks),
+/// or sent back to their owner, which keeps only the entries the sender wrote.
 template <class T>
 struct ScatterRows {
   T* dst;
@@ -48,7 +50,9 @@ struct ScatterRows {
   const std::uint32_t* index;
   std::uint32_t count;
   const T* in;
+  const std::uint8_t* keep = nullptr;
   HEMO_HD void operator()(std::uint32_t t) const {
+    if (keep && !keep[t]) return;
     const std::uint32_t r = t / count, i = t % count;
     dst[std::size_t(rows.row[r]) * stride + index[i]] = in[std::size_t(r) * count + i];
   }

@@ -47,6 +47,26 @@ void Field<T>::set_component_bytes(int c, std::span<const unsigned char> bytes) 
 }
 
 template <class T>
+std::vector<unsigned char> Field<T>::row_bytes(int c) const {
+  if (c < 0 || c >= components()) throw std::out_of_range("field '" + name() + "': no component " + std::to_string(c));
+  std::vector<unsigned char> raw(std::size_t(stride()) * sizeof(T));
+  if (raw.empty()) return raw;
+  if (data_.space() == exec::Space::host) std::memcpy(raw.data(), component(c), raw.size());
+  else exec::cuda::copy_to_host(raw.data(), component(c), raw.size());
+  return raw;
+}
+
+template <class T>
+void Field<T>::set_row_bytes(int c, std::span<const unsigned char> bytes) {
+  if (c < 0 || c >= components()) throw std::out_of_range("field '" + name() + "': no component " + std::to_string(c));
+  if (bytes.size() != std::size_t(stride()) * sizeof(T))
+    throw std::length_error("field '" + name() + "': " + std::to_string(bytes.size()) + " bytes for row " + std::to_string(c));
+  if (bytes.empty()) return;
+  if (data_.space() == exec::Space::host) std::memcpy(component(c), bytes.data(), bytes.size());
+  else exec::cuda::copy_to_device(component(c), bytes.data(), bytes.size());
+}
+
+template <class T>
 double Field<T>::sum(int c) const {
   if constexpr (std::is_floating_point_v<T> || phys::is_stored16<T>) return exec::sum(data_.space(), component(c), count());
   else throw std::logic_error("field '" + name() + "': sum of a non-floating-point field");

@@ -51,6 +51,17 @@ class FieldBase {
     restart_state_ = true;
     return *this;
   }
+  /// Whether the field holds populations streamed in place (lb_bgk.streaming = "aa",
+  /// core/mesh/population_slots.hpp): its rows depend on the step's parity, and
+  /// checkpoints and checksums read it through core/sim/population_state.hpp.
+  bool in_place() const { return in_place_; }
+  FieldBase& set_in_place() {
+    in_place_ = true;
+    return *this;
+  }
+  /// All stride() entries of component c as stored (halo included) and their inverse.
+  virtual std::vector<unsigned char> row_bytes(int c) const = 0;
+  virtual void set_row_bytes(int c, std::span<const unsigned char> bytes) = 0;
   /// Deterministic sum of component c in double (exec::sum), on the field's backend.
   virtual double sum(int c) const = 0;
   /// Index of the first NaN or infinite entry of component c, or -1.
@@ -61,7 +72,7 @@ class FieldBase {
   int components_;
   std::uint32_t count_, stride_;
   Quantity quantity_;
-  bool restart_state_ = false;
+  bool restart_state_ = false, in_place_ = false;
 };
 
 template <class T>
@@ -85,6 +96,8 @@ class Field final : public FieldBase {
   std::vector<double> component_to_host(int c) const override;
   std::vector<unsigned char> component_bytes(int c) const override;
   void set_component_bytes(int c, std::span<const unsigned char> bytes) override;
+  std::vector<unsigned char> row_bytes(int c) const override;
+  void set_row_bytes(int c, std::span<const unsigned char> bytes) override;
   double sum(int c) const override;
   std::int64_t first_non_finite(int c) const override;
   void swap_storage(Field& other) { data_.swap(other.data_); }

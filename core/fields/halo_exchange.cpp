@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/exec/for_each.hpp"
+#include "physics/d3q19.hpp"
 
 namespace hemo {
 
@@ -17,8 +18,10 @@ double since(clock::time_point t0) { return std::chrono::duration<double>(clock:
 
 exec::RowList rows_of(HaloRows which, int components, std::uint32_t directions) {
   exec::RowList r;
-  for (int c = 0; c < components; ++c)
-    if (which == HaloRows::all || (directions & (1u << c))) r.add(c);
+  for (int c = 0; c < components; ++c) {
+    const int q = which == HaloRows::crossing_opposite ? phys::d3q19::opposite(c) : c;
+    if (which == HaloRows::all || (directions & (1u << q))) r.add(c);
+  }
   return r;
 }
 
@@ -26,6 +29,14 @@ exec::RowList rows_of(HaloRows which, int components, std::uint32_t directions) 
 
 HaloExchange::HaloExchange(comm::Communicator& comm, const mesh::SparseMesh& mesh, exec::Space space)
     : comm_(comm), mesh_(mesh), space_(space), send_host_(space), receive_host_(space) {
+  // The peer owning each halo node (for the reverse exchange's keep masks).
+  std::vector<int> peer_of(std::size_t(mesh.stride) - mesh.num_nodes, -1);
+  for (std::size_t k = 0; k < mesh.halo.size(); ++k) {
+    const mesh::HaloNeighbour& h = mesh.halo[k];
+    if (h.receive.empty())
+      for (std::uint32_t i = 0; i < h.receive_count; ++i) peer_of[h.receive_begin + i - mesh.num_nodes] = int(k);
+    for (const std::uint32_t n : h.receive) peer_of[n - mesh.num_nodes] = int(k);
+  }
   for (const mesh::HaloNeighbour& h : mesh.halo) {
     Peer p;
     p.rank = h.rank;
@@ -35,7 +46,23 @@ HaloExchange::HaloExchange(comm::Communicator& comm, const mesh::SparseMesh& mes
     p.send_directions = h.send_directions;
     p.receive_directions = h.receive_directions;
     p.send_nodes = exec::to_device(space, h.send);
-    if (!h.receive.empty()) p.receive_nodes = exec::to_device(space, h.receive);
+    p.scattered = !h.receive.empty();
+    std::vector<std::uint32_t> receive = h.receive;
+    if (!p.scattered)
+      for (std::uint32_t i = 0; i < h.receive_count; ++i) receive.push_back(h.receive_begin + i);
+    p.receive_nodes = exec::to_device(space, receive);
+    // In place, after an odd step, the peer wrote row opp(q) of our send node y exactly
+    // where one of its nodes pulled q from y, i.e. where y pulls opp(q) from that node.
+    const exec::RowList rows = rows_of(HaloRows::crossing_opposite, phys::d3q19::Q, h.send_directions);
+    std::vector<std::uint8_t> keep(std::size_t(rows.count) * h.send.size(), 0);
+    const int self = int(peers_.size());
+    for (int r = 0; r < rows.count; ++r)
+      for (std::size_t i = 0; i < h.send.size(); ++i) {
+        const std::uint32_t code = mesh.neighbours[std::size_t(rows.row[r] - 1) * mesh.stride + h.send[i]];
+        keep[std::size_t(r) * h.send.size() + i] =
+            mesh::is_node(code) && code >= mesh.num_nodes && peer_of[code - mesh.num_nodes] == self;
+      }
+    p.reverse_keep = exec::to_device(space, keep);
     peers_.push_back(std::move(p));
   }
   if (space == exec::Space::cuda && !peers_.empty()) download_ = std::make_unique<exec::cuda::AsyncDownload>();
@@ -64,34 +91,41 @@ void HaloExchange::post() {
 }
 
 template <class T>
-void HaloExchange::start(Field<T>& field, HaloRows which) {
+void HaloExchange::start(Field<T>& field, HaloRows which, HaloDirection direction) {
   if (!active()) return;
   if (in_flight_) throw std::logic_error("halo exchange: start() while another exchange is in flight");
-  // Layout: each peer's values as rows x nodes, peers one after the other.
+  // Layout: each peer's values as rows x nodes, peers one after the other. In reverse the
+  // halo nodes send (the rows of the directions pulled from the peer) and the send nodes
+  // receive: the same lists, the same order, the roles swapped.
+  reverse_ = direction == HaloDirection::reverse;
+  reverse_rows_ = which;
   std::size_t send_bytes = 0, receive_bytes = 0;
   for (Peer& p : peers_) {
-    p.send_rows = rows_of(which, field.components(), p.send_directions);
-    p.receive_rows = rows_of(which, field.components(), p.receive_directions);
+    p.send_rows = rows_of(which, field.components(), reverse_ ? p.receive_directions : p.send_directions);
+    p.receive_rows = rows_of(which, field.components(), reverse_ ? p.send_directions : p.receive_directions);
     p.send_offset = send_bytes;
     p.receive_offset = receive_bytes;
-    send_bytes += std::size_t(p.send_rows.count) * p.sends * sizeof(T);
-    receive_bytes += std::size_t(p.receive_rows.count) * p.receives * sizeof(T);
+    send_bytes += std::size_t(p.send_rows.count) * (reverse_ ? p.receives : p.sends) * sizeof(T);
+    receive_bytes += std::size_t(p.receive_rows.count) * (reverse_ ? p.sends : p.receives) * sizeof(T);
   }
   reserve(send_bytes, receive_bytes);
   send_bytes_ = send_bytes;
   last_bytes_sent_ = send_bytes;
   unsigned char* packed = space_ == exec::Space::cuda ? send_device_.data() : send_host_.data();
   for (Peer& p : peers_) {
-    const exec::GatherRows<T> pack{field.data(), field.stride(), p.send_rows, p.send_nodes.data(), p.sends,
+    const std::uint32_t count = reverse_ ? p.receives : p.sends;
+    const exec::GatherRows<T> pack{field.data(), field.stride(), p.send_rows,
+                                   reverse_ ? p.receive_nodes.data() : p.send_nodes.data(), count,
                                    reinterpret_cast<T*>(packed + p.send_offset)};
-    exec::for_each(space_, {0, std::uint32_t(p.send_rows.count) * p.sends}, pack, "halo::gather_rows");
+    exec::for_each(space_, {0, std::uint32_t(p.send_rows.count) * count}, pack, "halo::gather_rows");
   }
   sends_.clear();
   receives_.clear();
   for (Peer& p : peers_) {
-    sends_.push_back({p.rank, 0, {send_host_.bytes() + p.send_offset, std::size_t(p.send_rows.count) * p.sends * sizeof(T)}});
+    const std::size_t out = reverse_ ? p.receives : p.sends, in = reverse_ ? p.sends : p.receives;
+    sends_.push_back({p.rank, 0, {send_host_.bytes() + p.send_offset, std::size_t(p.send_rows.count) * out * sizeof(T)}});
     receives_.push_back(
-        {p.rank, 0, {receive_host_.bytes() + p.receive_offset, std::size_t(p.receive_rows.count) * p.receives * sizeof(T)}});
+        {p.rank, 0, {receive_host_.bytes() + p.receive_offset, std::size_t(p.receive_rows.count) * in * sizeof(T)}});
   }
   in_flight_ = true;
   if (space_ == exec::Space::cuda) {
@@ -134,8 +168,9 @@ void HaloExchange::finish(Field<T>& field) {
   const auto t0 = clock::now();
   for (const Peer& p : peers_) {
     const T* in = reinterpret_cast<const T*>(receive_host_.bytes() + p.receive_offset);
-    if (p.receive_nodes.size() > 0) {
-      const std::size_t bytes = std::size_t(p.receive_rows.count) * p.receives * sizeof(T);
+    if (p.scattered || reverse_) {
+      const std::uint32_t count = reverse_ ? p.sends : p.receives;
+      const std::size_t bytes = std::size_t(p.receive_rows.count) * count * sizeof(T);
       if (space_ == exec::Space::cuda) {
         // Each peer at its own offset: a scatter still running never sees the next peer's copy.
         const std::size_t end = p.receive_offset + bytes;
@@ -146,8 +181,12 @@ void HaloExchange::finish(Field<T>& field) {
         exec::cuda::copy_to_device(receive_device_.data() + p.receive_offset, in, bytes);
         in = reinterpret_cast<const T*>(receive_device_.data() + p.receive_offset);
       }
-      const exec::ScatterRows<T> place{field.data(), field.stride(), p.receive_rows, p.receive_nodes.data(), p.receives, in};
-      exec::for_each(space_, {0, std::uint32_t(p.receive_rows.count) * p.receives}, place, "halo::scatter_rows");
+      if (reverse_ && (field.components() != phys::d3q19::Q || reverse_rows_ != HaloRows::crossing_opposite))
+        throw std::logic_error("halo exchange: a reverse exchange takes the opposite crossing rows of populations");
+      const exec::ScatterRows<T> place{field.data(), field.stride(), p.receive_rows,
+                                       reverse_ ? p.send_nodes.data() : p.receive_nodes.data(), count, in,
+                                       reverse_ ? p.reverse_keep.data() : nullptr};
+      exec::for_each(space_, {0, std::uint32_t(p.receive_rows.count) * count}, place, "halo::scatter_rows");
       continue;
     }
     for (int r = 0; r < p.receive_rows.count; ++r) {
@@ -160,13 +199,13 @@ void HaloExchange::finish(Field<T>& field) {
   if (space_ == exec::Space::cuda) wait_seconds_ += since(t0);
 }
 
-template void HaloExchange::start<float>(Field<float>&, HaloRows);
-template void HaloExchange::start<double>(Field<double>&, HaloRows);
+template void HaloExchange::start<float>(Field<float>&, HaloRows, HaloDirection);
+template void HaloExchange::start<double>(Field<double>&, HaloRows, HaloDirection);
 template void HaloExchange::finish<float>(Field<float>&);
 template void HaloExchange::finish<double>(Field<double>&);
-template void HaloExchange::start<phys::Fp16s>(Field<phys::Fp16s>&, HaloRows);
+template void HaloExchange::start<phys::Fp16s>(Field<phys::Fp16s>&, HaloRows, HaloDirection);
 template void HaloExchange::finish<phys::Fp16s>(Field<phys::Fp16s>&);
-template void HaloExchange::start<phys::E4m11s>(Field<phys::E4m11s>&, HaloRows);
+template void HaloExchange::start<phys::E4m11s>(Field<phys::E4m11s>&, HaloRows, HaloDirection);
 template void HaloExchange::finish<phys::E4m11s>(Field<phys::E4m11s>&);
 
 }  // namespace hemo

@@ -24,8 +24,14 @@ namespace hemo {
 
 /// Which rows of a field to exchange: all of them, or (for D3Q19 populations) only the
 /// directions a pull across the interface reads (SparseMesh::HaloNeighbour): 5 of 19
-/// across a plane.
-enum class HaloRows { all, crossing_directions };
+/// across a plane; or the opposite rows of those, where populations streamed in place
+/// hold them (core/mesh/population_slots.hpp).
+enum class HaloRows { all, crossing_directions, crossing_opposite };
+
+/// Forward: the owners' values into the halo copies. Reverse: what this rank's steps wrote
+/// into its halo copies back into the owners' nodes (in-place streaming after an odd step,
+/// where an edge node writes f* into the slot of the halo node it pulled from).
+enum class HaloDirection { forward, reverse };
 
 class HaloExchange {
  public:
@@ -40,7 +46,7 @@ class HaloExchange {
   /// Packs every component of the field at each neighbour's send nodes and posts the
   /// messages. The field's values at the send nodes must be final.
   template <class T>
-  void start(Field<T>& field, HaloRows rows = HaloRows::all);
+  void start(Field<T>& field, HaloRows rows = HaloRows::all, HaloDirection direction = HaloDirection::forward);
   /// Waits for the messages of start() and writes the values into the halo nodes.
   template <class T>
   void finish(Field<T>& field);
@@ -63,7 +69,11 @@ class HaloExchange {
     std::uint32_t sends = 0, receive_begin = 0, receives = 0;
     std::uint32_t send_directions = 0, receive_directions = 0;
     exec::DeviceArray<std::uint32_t> send_nodes;  // in the run's space
-    exec::DeviceArray<std::uint32_t> receive_nodes;  // bricks: where each value lands; empty: contiguous
+    exec::DeviceArray<std::uint32_t> receive_nodes;  // the halo nodes, in the order values arrive
+    bool scattered = false;                          // bricks: receive_nodes are not contiguous
+    /// Reverse exchange of populations (rows opposite the send directions, by send node):
+    /// 1 where the peer's node pulled that population from ours this step and so wrote it.
+    exec::DeviceArray<std::uint8_t> reverse_keep;
     exec::RowList send_rows, receive_rows;        // of the exchange in flight
     std::size_t send_offset = 0, receive_offset = 0;  // bytes into the staging buffers
   };
@@ -80,7 +90,8 @@ class HaloExchange {
   exec::DeviceArray<unsigned char> receive_device_;  // CUDA, bricks: packed values before the scatter
   std::unique_ptr<exec::cuda::AsyncDownload> download_;
   std::vector<comm::Message> sends_, receives_;
-  bool in_flight_ = false, posted_ = false;
+  bool in_flight_ = false, posted_ = false, reverse_ = false;
+  HaloRows reverse_rows_ = HaloRows::all;
   std::uint64_t last_bytes_sent_ = 0;
   double wait_seconds_ = 0.0;
 };

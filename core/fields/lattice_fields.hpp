@@ -10,6 +10,7 @@
 
 #include "core/fields/field_registry.hpp"
 #include "core/mesh/lattice_view.hpp"
+#include "core/mesh/population_slots.hpp"
 #include "core/mesh/sparse_mesh.hpp"
 
 namespace hemo {
@@ -46,6 +47,15 @@ inline LatticeView lattice_view(FieldRegistry& fields, const mesh::SparseMesh& m
   return mesh::BrickView{fields.get<std::uint32_t>("brick_table").data(), fields.get<std::uint64_t>("fluid_mask").data(),
                          fields.get<std::uint64_t>("link_mask").data(), fields.get<std::uint32_t>("link_word").data(),
                          fields.get<std::uint32_t>("link_first").data()};
+}
+
+/// Where the populations of "f" are after step `after_step` (core/mesh/population_slots.hpp),
+/// for kernels that read them outside lb_bgk; lb_bgk marks "f" in place when it streams so.
+using PopulationSlotsOf = std::variant<mesh::PopulationSlots<mesh::NodeListView>, mesh::PopulationSlots<mesh::BrickView>>;
+inline PopulationSlotsOf population_slots(FieldRegistry& fields, const mesh::SparseMesh& m, std::int64_t after_step) {
+  const mesh::PopulationState state = mesh::population_state(fields.lookup("f").in_place(), after_step);
+  return std::visit([&](auto view) -> PopulationSlotsOf { return mesh::PopulationSlots<decltype(view)>{view, m.stride, state}; },
+                    lattice_view(fields, m));
 }
 
 }  // namespace hemo

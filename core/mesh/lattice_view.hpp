@@ -5,7 +5,11 @@
 //   is_fluid(n)       false for the holes of a brick (slots whose voxel is not fluid);
 //   sources(n, src)   src[q] (q = 1..18) in the code of link_codes.hpp: the node at
 //                     x_n - c_q, wall_link (halfway bounce-back) or coded_link | k;
-//                     returns false where it knows that none is a coded link.
+//                     returns false where it knows that none is a coded link;
+//   coded_links(n, src)  the coded links alone (every other entry wall_link): what an
+//                     in-place step that reads the node's own slots still needs;
+//   downstream(q, n)  the node at x_n + c_q, or wall_link (in-place streaming's
+//                     post-collision slots, population_slots.hpp).
 // For the same voxels both views give the same codes (tests/unit/test_mesh.cpp), so a
 // kernel computes bitwise the same values on either layout.
 #include <cstdint>
@@ -35,6 +39,19 @@ struct NodeListView {
     HEMO_UNROLL
     for (int q = 1; q < phys::d3q19::Q; ++q) src[q] = neighbours[std::size_t(q - 1) * stride + n];
     return true;
+  }
+  HEMO_HD bool coded_links(std::uint32_t n, std::uint32_t (&src)[phys::d3q19::Q]) const {
+    sources(n, src);
+    HEMO_UNROLL
+    for (int q = 1; q < phys::d3q19::Q; ++q)
+      if (is_node(src[q])) src[q] = wall_link;
+    return true;
+  }
+  /// x_n + c_q is the node n pulls the opposite direction from (D3Q19's links between two
+  /// fluid nodes are coded in neither direction or, for a fluid-link class, in both).
+  HEMO_HD std::uint32_t downstream(int q, std::uint32_t n) const {
+    const std::uint32_t code = neighbours[std::size_t(phys::d3q19::opposite(q) - 1) * stride + n];
+    return is_node(code) ? code : wall_link;
   }
 };
 
@@ -83,7 +100,17 @@ struct BrickView {
     const int x = int(s & 3u), y = int(s >> 2 & 3u), z = int(s >> 4);
     HEMO_UNROLL
     for (int q = 1; q < phys::d3q19::Q; ++q) src[q] = neighbour<-1>(q, x, y, z, b);
-    if (!(link_mask[b] >> s & 1u)) return false;
+    return code_links(n, src);
+  }
+  HEMO_HD bool coded_links(std::uint32_t n, std::uint32_t (&src)[phys::d3q19::Q]) const {
+    HEMO_UNROLL
+    for (int q = 1; q < phys::d3q19::Q; ++q) src[q] = wall_link;
+    return code_links(n, src);
+  }
+  /// Overwrites src[q] with coded_link | k for the slot's coded directions; false if none.
+  HEMO_HD bool code_links(std::uint32_t n, std::uint32_t (&src)[phys::d3q19::Q]) const {
+    const std::uint32_t b = n >> 6;
+    if (!(link_mask[b] >> (n & 63u) & 1u)) return false;
     // Links are numbered in (node, direction) order: the slot's coded direction q is link
     // first + (the slot's coded directions below q).
     const std::uint32_t word = link_word[n], first = link_first[b] + (word >> link_word_shift);
@@ -91,6 +118,10 @@ struct BrickView {
     for (int q = 1; q < phys::d3q19::Q; ++q)
       if (word >> q & 1u) src[q] = coded_link | (first + std::uint32_t(bit_count(word & ((1u << q) - 1u))));
     return true;
+  }
+  HEMO_HD std::uint32_t downstream(int q, std::uint32_t n) const {
+    const std::uint32_t b = n >> 6, s = n & 63u;
+    return neighbour<+1>(q, int(s & 3u), int(s >> 2 & 3u), int(s >> 4), b);
   }
 };
 

@@ -16,6 +16,7 @@
 #include "core/common/text.hpp"
 #include "core/io/hdf5_file.hpp"
 #include "core/sim/gathered_voxels.hpp"
+#include "core/sim/population_state.hpp"
 
 namespace hemo {
 
@@ -360,7 +361,8 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info, const
       out->string_attribute(table, "element_type", f->type_name());
     }
     for (int c = 0; c < f->components(); ++c) {
-      const std::vector<unsigned char> mine = mesh.compact(f->component_bytes(c), storage.bytes);  // no holes
+      // f*_q of the owned fluid nodes, whatever the streaming scheme (no holes)
+      const std::vector<unsigned char> mine = mesh.compact(post_collision_row(mesh, *f, c, info.step), storage.bytes);
       const std::vector<unsigned char> all = comm.gather(std::span<const unsigned char>(mine), 0);
       if (!root) continue;
       out->write_row(table, storage.memory, hsize_t(c), voxels.size(), in_order(all, order, storage.bytes).data());

@@ -26,6 +26,7 @@
 #include "core/partition/brick_partition.hpp"
 #include "core/sim/case_schema.hpp"
 #include "core/sim/output_actions.hpp"
+#include "core/sim/population_state.hpp"
 
 namespace hemo {
 
@@ -385,14 +386,24 @@ void Simulation::restore_restart() {
   restore_checkpoint(restart_file_, mesh_, *fields_, *comm_);
   for (const ParticleTable* t : fields_->particle_tables())
     log::info(str("restart: particle table '", t->name(), "' (", t->owner(), "): ", t->size(), " rows"));
-  // The halo copies of what was restored, as every step expects them.
+  // The halo copies of what was restored, as every step expects them. A field streamed in
+  // place was restored as f*_q in row q: with its halo it is rearranged for the step's
+  // parity (population_state.hpp), and the halo is sent again.
   for (const FieldBase* f : fields_->list()) {
     if (!f->restart_state() || f->count() != mesh_.num_nodes) continue;
-    if (auto* f32 = dynamic_cast<Field<float>*>(&fields_->lookup(f->name()))) halo_->exchange(*f32);
-    else if (auto* f64 = dynamic_cast<Field<double>*>(&fields_->lookup(f->name()))) halo_->exchange(*f64);
-    else if (auto* h = dynamic_cast<Field<phys::Fp16s>*>(&fields_->lookup(f->name()))) halo_->exchange(*h);
-    else if (auto* e = dynamic_cast<Field<phys::E4m11s>*>(&fields_->lookup(f->name()))) halo_->exchange(*e);
-    else throw std::logic_error("restart: halo exchange of a state field '" + f->name() + "' of type " + f->type_name());
+    FieldBase& field = fields_->lookup(f->name());
+    auto exchange = [&] {
+      if (auto* f32 = dynamic_cast<Field<float>*>(&field)) halo_->exchange(*f32);
+      else if (auto* f64 = dynamic_cast<Field<double>*>(&field)) halo_->exchange(*f64);
+      else if (auto* h = dynamic_cast<Field<phys::Fp16s>*>(&field)) halo_->exchange(*h);
+      else if (auto* e = dynamic_cast<Field<phys::E4m11s>*>(&field)) halo_->exchange(*e);
+      else throw std::logic_error("restart: halo exchange of a state field '" + f->name() + "' of type " + f->type_name());
+    };
+    exchange();
+    if (field.in_place()) {
+      post_collision_to_in_place(mesh_, field, first_step_);
+      exchange();
+    }
   }
 }
 

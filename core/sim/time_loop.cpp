@@ -12,6 +12,7 @@
 #include "core/sim/checksum.hpp"
 #include "core/sim/output_actions.hpp"
 #include "core/sim/progress.hpp"
+#include "core/sim/population_state.hpp"
 #include "core/sim/simulation.hpp"
 
 namespace hemo {
@@ -49,7 +50,7 @@ std::uint64_t Simulation::population_checksum() const {
     for (std::uint32_t i = 0; i < mesh_.num_fluid(); ++i) voxel[i] = mesh_.voxel_index(mesh_.fluid_node(i));
     const std::size_t element = f.bytes() / (std::size_t(f.components()) * f.stride());
     for (int c = 0; c < f.components(); ++c) {
-      const std::vector<unsigned char> bytes = mesh_.compact(f.component_bytes(c), element);
+      const std::vector<unsigned char> bytes = mesh_.compact(post_collision_row(mesh_, f, c, summary_.steps), element);
       h += keyed_checksum(bytes, bytes.size() / voxel.size(), c, voxel);
     }
   }

@@ -9,6 +9,7 @@
 #include "core/common/text.hpp"
 #include "core/exec/for_each.hpp"
 #include "core/exec/reduce.hpp"
+#include "core/fields/lattice_fields.hpp"
 #include "physics/d3q19.hpp"
 #include "physics/womersley.hpp"
 #include "plugins/boundaries/kernels.hpp"
@@ -157,13 +158,16 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
 }
 
 template <class Real>
-void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, double time) {
-  visit_populations<Real>(fields, "f", [&](auto& f) { refresh(s, d, fields, f.data(), time); });
+void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, std::int64_t step, double time) {
+  visit_populations<Real>(fields, "f", [&](auto& f) { refresh(s, d, fields, f.data(), step, time); });
 }
 
 template <class Real>
 template <class Store>
-void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, const Store* f, double time) {
+void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, const Store* f, std::int64_t step,
+                                 double time) {
+  // The populations after the last step, where lb_bgk's streaming left them.
+  const PopulationSlotsOf slots = population_slots(fields, *run_.mesh, step - 1);
   Real* link_value = fields.get<Real>("link_value").data();
   Real coef[3];
   coefficients(s, time, coef);
@@ -180,17 +184,22 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
       exec::for_each(run_.space, {0, d.rule_links}, k, "boundaries::ladd_iolet");
     } else {
       const PressureRule rule = s.model == IoletSpec::Model::nash ? PressureRule::nash : PressureRule::anti_bounce_back;
-      PressureLinks<Real, Store> k{link_value, d.rule_link.data(), fields.get<std::uint32_t>("link_node").data(),
-                            fields.get<std::uint8_t>("link_direction").data(), f, run_.stride, drho, rule,
-                            {Real(s.normal[0]), Real(s.normal[1]), Real(s.normal[2])}, Real(s.backflow)};
-      exec::for_each(run_.space, {0, d.rule_links}, k, "boundaries::pressure_links");
+      std::visit(
+          [&](auto where) {
+            PressureLinks<Real, Store, decltype(where.lattice)> k{
+                link_value, d.rule_link.data(), fields.get<std::uint32_t>("link_node").data(),
+                fields.get<std::uint8_t>("link_direction").data(), f, where, drho, rule,
+                {Real(s.normal[0]), Real(s.normal[1]), Real(s.normal[2])}, Real(s.backflow)};
+            exec::for_each(run_.space, {0, d.rule_links}, k, "boundaries::pressure_links");
+          },
+          slots);
     }
   }
   if (d.zou_he_nodes) {
     ZouHeNodes<Real, Store> k{link_value, d.node.data(), d.zh_unknown.data(), d.zh_sources.data(), f,
                        d.zh_shape.data(), run_.stride, d.zou_he_nodes, s.axis, s.sign,
                        {Real(-s.normal[0]), Real(-s.normal[1]), Real(-s.normal[2])}, !velocity, drho,
-                       {coef[0], coef[1], coef[2]}};
+                       {coef[0], coef[1], coef[2]}, std::visit([](auto where) { return where.state; }, slots)};
     exec::for_each(run_.space, {0, d.zou_he_nodes}, k, "boundaries::zou_he");
   }
 }
@@ -247,7 +256,7 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
 
   // Before the collide-stream kernel: it reads the link values these write.
   st.scheduler.add(Phase::begin_step, "iolets", "boundaries", [this](StepContext& ctx) {
-    for (std::size_t i = 0; i < specs_.size(); ++i) refresh(specs_[i], device_[i], *ctx.fields, ctx.time);
+    for (std::size_t i = 0; i < specs_.size(); ++i) refresh(specs_[i], device_[i], *ctx.fields, ctx.step, ctx.time);
   });
   st.scheduler.add(Phase::output, "iolet_monitor", "boundaries", [this](StepContext& ctx) { monitor(ctx); });
 }

@@ -32,10 +32,10 @@ class IoletRuntime {
     exec::DeviceArray<Real> shape, zh_shape, rule_shape, scratch;
   };
   void build(SetupStage& st, const IoletSpec& s, Device& d);
-  void refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, double time);
+  void refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, std::int64_t step, double time);
   /// The same with the populations `f` as stored (Store: Real or a 16-bit format).
   template <class Store>
-  void refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, const Store* f, double time);
+  void refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, const Store* f, std::int64_t step, double time);
   void monitor(StepContext& ctx);
   /// The (up to three) time coefficients of a velocity iolet's shapes at time t.
   void coefficients(const IoletSpec& s, double t, Real (&coef)[3]) const;

@@ -7,7 +7,9 @@
 // link_value over an iolet's links is exactly the mass that crosses it in one step.
 #include <cstdint>
 
+#include "core/mesh/lattice_view.hpp"
 #include "core/mesh/link_codes.hpp"
+#include "core/mesh/population_slots.hpp"
 #include "physics/anti_bounce_back.hpp"
 #include "physics/backflow.hpp"
 #include "physics/equilibrium.hpp"
@@ -44,16 +46,18 @@ struct LaddIoletValues {
 enum class PressureRule : std::uint8_t { nash, anti_bounce_back };
 
 // Kernels that read the populations take their storage type Store (Real, or a 16-bit
-// format of physics/storage16.hpp) and read them as Real(f[i]).
+// format of physics/storage16.hpp) and read them as Real(f[i]), where
+// core/mesh/population_slots.hpp says they are (either streaming scheme of lb_bgk; the
+// mesh layout's view, lattice_view.hpp, finds a node's neighbours).
 
-template <class Real, class Store = Real>
+template <class Real, class Store = Real, class View = mesh::NodeListView>
 struct PressureLinks {
   Real* HEMO_RESTRICT link_value;
   const std::uint32_t* HEMO_RESTRICT link;
   const std::uint32_t* HEMO_RESTRICT link_node;
   const std::uint8_t* HEMO_RESTRICT link_direction;
-  const Store* HEMO_RESTRICT f;  // post-collision populations of the last step
-  std::uint32_t stride;
+  const Store* HEMO_RESTRICT f;          // post-collision populations of the last step
+  mesh::PopulationSlots<View> slots;     // where they are
   Real drho;  // prescribed density - 1
   PressureRule rule;
   phys::Vec3<Real> outward;  // unit normal out of the fluid
@@ -61,10 +65,9 @@ struct PressureLinks {
   HEMO_HD void operator()(std::uint32_t i) const {
     const std::uint32_t k = link[i], n = link_node[k];
     const int q = link_direction[k];
-    const std::size_t s = stride;
     Real h[d3q19::Q];
     HEMO_UNROLL
-    for (int p = 0; p < d3q19::Q; ++p) h[p] = Real(f[std::size_t(p) * s + n]);
+    for (int p = 0; p < d3q19::Q; ++p) h[p] = Real(f[slots.post_collision(p, n)]);
     const phys::Moments<Real> m = phys::moments(h);
     const Real inv_rho = Real(1) / (Real(1) + m.drho);
     const phys::Vec3<Real> u{m.j.x * inv_rho, m.j.y * inv_rho, m.j.z * inv_rho};
@@ -101,18 +104,18 @@ struct ZouHeNodes {
   bool pressure;
   Real target_drho;
   Real coef[3];
+  mesh::PopulationState state = mesh::PopulationState::ab;  // of the populations after the last step
   HEMO_HD void operator()(std::uint32_t i) const {
     const std::uint32_t n = node[i], mask = unknown[i];
-    const std::size_t s = stride;
     Real h[d3q19::Q];
     h[0] = Real(f[n]);
     HEMO_UNROLL
     for (int q = 1; q < d3q19::Q; ++q) {
       const std::uint32_t src = sources[std::size_t(q - 1) * count + i];
-      const Real reflected = Real(f[std::size_t(d3q19::opposite(q)) * s + n]);
+      const Real reflected = Real(f[mesh::incoming_slot(state, stride, q, n, mesh::wall_link)]);
       // The unknown directions are overwritten by Zou-He; reading their old link values
       // here is harmless.
-      h[q] = mesh::is_node(src) ? Real(f[std::size_t(q) * s + src])
+      h[q] = mesh::is_node(src) ? Real(f[mesh::incoming_slot(state, stride, q, n, src)])
                                 : (src == mesh::wall_link ? reflected : reflected + link_value[mesh::link_index(src)]);
     }
     const Real u = pressure ? Real(0) : coef[0] * shape[i] + coef[1] * shape[count + i] + coef[2] * shape[2 * count + i];
@@ -123,7 +126,7 @@ struct ZouHeNodes {
     for (int q = 1; q < d3q19::Q; ++q) {
       if (!(mask >> q & 1u)) continue;
       const std::uint32_t src = sources[std::size_t(q - 1) * count + i];
-      link_value[mesh::link_index(src)] = h[q] - Real(f[std::size_t(d3q19::opposite(q)) * s + n]);
+      link_value[mesh::link_index(src)] = h[q] - Real(f[mesh::incoming_slot(state, stride, q, n, mesh::wall_link)]);
     }
   }
 };
@@ -155,7 +158,7 @@ struct GatherWeighted {
 /// A. Ladd, J. Fluid Mech. 271 (1994)): the population h*_o leaving node n towards the
 /// wall (direction o = opp(q)) comes back as h_q = h*_o + link_value, so the wall
 /// receives c_o h*_o - c_q h_q = -c_q (2 h*_o + link_value). Written as 3 rows.
-template <class Real, class Store = Real>
+template <class Real, class Store = Real, class View = mesh::NodeListView>
 struct WallMomentum {
   Real* HEMO_RESTRICT out;  // 3 rows of count
   const std::uint32_t* HEMO_RESTRICT link;
@@ -163,11 +166,12 @@ struct WallMomentum {
   const std::uint8_t* HEMO_RESTRICT link_direction;
   const Real* HEMO_RESTRICT link_value;
   const Store* HEMO_RESTRICT f;
-  std::uint32_t stride, count;
+  mesh::PopulationSlots<View> slots;
+  std::uint32_t count;
   HEMO_HD void operator()(std::uint32_t i) const {
     const std::uint32_t k = link[i], n = link_node[k];
     const int q = link_direction[k];
-    const Real leaving = Real(f[std::size_t(d3q19::opposite(q)) * stride + n]);
+    const Real leaving = Real(f[slots.post_collision(d3q19::opposite(q), n)]);
     const Real transfer = Real(2) * leaving + link_value[k];
     out[i] = -Real(d3q19::cx(q)) * transfer;
     out[count + i] = -Real(d3q19::cy(q)) * transfer;

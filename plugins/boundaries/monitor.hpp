@@ -12,7 +12,8 @@ struct RunContext {
   LatticeUnits units;
   std::int64_t check_every = 100;
   comm::Communicator* comm = nullptr;
-  static RunContext of(SetupStage& st) { return {st.space, st.mesh.stride, st.units, st.check_every, &st.comm}; }
+  const mesh::SparseMesh* mesh = nullptr;
+  static RunContext of(SetupStage& st) { return {st.space, st.mesh.stride, st.units, st.check_every, &st.comm, &st.mesh}; }
   bool due(std::int64_t step) const { return step % check_every == 0; }
 };
 

@@ -5,6 +5,7 @@
 
 #include "core/common/text.hpp"
 #include "core/exec/for_each.hpp"
+#include "core/fields/lattice_fields.hpp"
 #include "core/exec/reduce.hpp"
 #include "physics/bounce_back.hpp"
 #include "plugins/boundaries/kernels.hpp"
@@ -107,12 +108,20 @@ void ObstacleForces<Real>::monitor(StepContext& ctx) {
   const double to_newton = run_.units.density * std::pow(run_.units.dx, 4) / (run_.units.dt * run_.units.dt);
   std::vector<double> force;  // this rank's links, then summed over the ranks
   for (Obstacle& o : obstacles_) {
+    // The populations after this step, where lb_bgk's streaming left them.
+    const PopulationSlotsOf slots = population_slots(fields, *run_.mesh, ctx.step);
     visit_populations<Real>(fields, "f", [&](auto& f) {
       using Store = typename std::remove_cvref_t<decltype(f)>::value_type;
-      WallMomentum<Real, Store> k{o.scratch.data(), o.link.data(), fields.get<std::uint32_t>("link_node").data(),
-                                  fields.get<std::uint8_t>("link_direction").data(),
-                                  fields.get<Real>("link_value").data(), f.data(), run_.stride, o.count};
-      exec::for_each(run_.space, {0, o.count}, k, "boundaries::wall_momentum");
+      std::visit(
+          [&](auto where) {
+            WallMomentum<Real, Store, decltype(where.lattice)> k{o.scratch.data(), o.link.data(),
+                                                                 fields.get<std::uint32_t>("link_node").data(),
+                                                                 fields.get<std::uint8_t>("link_direction").data(),
+                                                                 fields.get<Real>("link_value").data(), f.data(), where,
+                                                                 o.count};
+            exec::for_each(run_.space, {0, o.count}, k, "boundaries::wall_momentum");
+          },
+          slots);
     });
     for (int c = 0; c < 3; ++c) force.push_back(exec::sum(run_.space, o.scratch.data() + std::size_t(c) * o.count, o.count));
   }

@@ -9,6 +9,9 @@
   HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<Real, hemo::phys::BgkCollision<Real>, Store, View>);         \
   HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<Real, hemo::phys::TrtCollision<Real>, Store, View>);         \
   HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<Real, hemo::phys::RegularizedCollision<Real>, Store, View>); \
+  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStreamInPlace<Real, hemo::phys::BgkCollision<Real>, Store, View>);         \
+  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStreamInPlace<Real, hemo::phys::TrtCollision<Real>, Store, View>);         \
+  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStreamInPlace<Real, hemo::phys::RegularizedCollision<Real>, Store, View>); \
   HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::InitEquilibrium<Real, Store, View>);                                       \
   HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::StreamedVelocity<Real, Store, View>)
 // ... on each mesh layout (core/mesh/lattice_view.hpp).

@@ -34,6 +34,21 @@ HEMO_HD void relax_and_store(Real (&h)[d3q19::Q], const Collision& collide, cons
   }
 }
 
+/// The force density at node n (Guo's term): rho g from the uniform acceleration, plus the
+/// force-density field where a plugin declares one (null: none).
+template <class Real>
+HEMO_HD phys::Vec3<Real> body_force(const Real (&h)[d3q19::Q], const phys::Vec3<Real>& acceleration,
+                                    const Real* HEMO_RESTRICT force, std::uint32_t n, std::size_t s) {
+  const Real rho = Real(1) + phys::moments(h).drho;
+  phys::Vec3<Real> F{rho * acceleration.x, rho * acceleration.y, rho * acceleration.z};
+  if (force) {
+    F.x += force[n];
+    F.y += force[s + n];
+    F.z += force[2 * s + n];
+  }
+  return F;
+}
+
 /// Step 1 of a pull update: the populations that stream into node n, h_q from the node
 /// at x - c_q, or bounced back (link_codes.hpp) with a coded link's momentum term. The
 /// layout's view (core/mesh/lattice_view.hpp) says where x - c_q is.
@@ -94,15 +109,69 @@ struct CollideStream {
     const std::size_t s = stride;
     Real h[d3q19::Q];
     pull(h, f_in, lattice, link_value, s, n);
-    const phys::Moments<Real> m = phys::moments(h);
-    const Real rho = Real(1) + m.drho;
-    phys::Vec3<Real> F{rho * acceleration.x, rho * acceleration.y, rho * acceleration.z};
-    if (force) {
-      F.x += force[n];
-      F.y += force[s + n];
-      F.z += force[2 * s + n];
-    }
+    const phys::Vec3<Real> F = body_force(h, acceleration, force, n, s);
     relax_and_store(h, collision, F, n, s, f_out, write_moments, density, velocity, step_seed);
+  }
+};
+
+/// The same update with one population array, in place (lb_bgk.streaming = "aa"; the AA
+/// pattern, P. Bailey et al., ICPP 2009; core/mesh/population_slots.hpp says where each
+/// population is after an even and an odd step). An even step reads the node's own 19
+/// slots (row q holds what streams in from x - c_q) and writes f*_q back into row opp(q);
+/// an odd step reads f*_q(x - c_q) from row opp(q) of that node (its own row q where the
+/// pull bounces back) and writes f*_q into the slot that direction opp(q) was read from.
+/// Each node reads and writes the same 19 slots, so no two nodes share one. A coded link
+/// adds its value in both parities. The values and their order are those of the A-B
+/// kernel: both give bitwise the same populations.
+template <class Real, class Collision = phys::BgkCollision<Real>, class Store = Real, class View = mesh::NodeListView>
+struct CollideStreamInPlace {
+  Store* HEMO_RESTRICT f;
+  View lattice;
+  const Real* HEMO_RESTRICT link_value;
+  const Real* HEMO_RESTRICT force;
+  Real* HEMO_RESTRICT density;
+  Real* HEMO_RESTRICT velocity;
+  phys::Vec3<Real> acceleration;
+  Collision collision;
+  std::uint32_t stride;
+  bool write_moments;
+  std::uint32_t step_seed = 0;
+  bool odd = false;  // the step's parity (steps count from 1)
+
+  HEMO_HD void operator()(std::uint32_t n) const {
+    if (!lattice.is_fluid(n)) return;
+    const std::size_t s = stride;
+    std::uint32_t src[d3q19::Q];
+    const bool may_be_coded = odd ? lattice.sources(n, src) : lattice.coded_links(n, src);
+    // Slot of direction q: row pull_row(q) of node idx[q]; written back with f*_opp(q).
+    std::uint32_t idx[d3q19::Q], pulled = 0;
+    idx[0] = n;
+    HEMO_UNROLL
+    for (int q = 1; q < d3q19::Q; ++q) {
+      const bool from_node = odd && mesh::is_node(src[q]);
+      pulled |= std::uint32_t(from_node) << q;
+      idx[q] = from_node ? src[q] : n;
+    }
+    auto slot = [&](int q) -> Store* {
+      return f + std::size_t((pulled >> q & 1u) ? d3q19::opposite(q) : q) * s + idx[q];
+    };
+    Real h[d3q19::Q];
+    HEMO_UNROLL
+    for (int q = 0; q < d3q19::Q; ++q) h[q] = Real(*slot(q));
+    if (may_be_coded) {
+      HEMO_UNROLL
+      for (int q = 1; q < d3q19::Q; ++q)
+        if (mesh::is_coded_link(src[q])) h[q] = phys::bounce_back_link(h[q], link_value[mesh::link_index(src[q])]);
+    }
+    const phys::NodeState<Real> st = collision(h, body_force(h, acceleration, force, n, s));
+    HEMO_UNROLL
+    for (int q = 0; q < d3q19::Q; ++q) *slot(d3q19::opposite(q)) = phys::store_population<Store>(h[q], q, step_seed);
+    if (write_moments) {
+      density[n] = Real(1) + st.drho;
+      velocity[n] = st.u.x;
+      velocity[s + n] = st.u.y;
+      velocity[2 * s + n] = st.u.z;
+    }
   }
 };
 
@@ -135,7 +204,7 @@ struct StreamedVelocity {
 };
 
 /// Initial state: equilibrium at rho = 1 and velocity u0 (lattice units); a brick's holes
-/// keep zeros.
+/// keep zeros. In place (AA), as after an even step: f*_q in row opp(q).
 template <class Real, class Store = Real, class View = mesh::NodeListView>
 struct InitEquilibrium {
   View lattice;
@@ -144,12 +213,13 @@ struct InitEquilibrium {
   Real* HEMO_RESTRICT velocity;
   phys::Vec3<Real> u0;
   std::uint32_t stride;
+  bool in_place = false;
 
   HEMO_HD void operator()(std::uint32_t n) const {
     if (!lattice.is_fluid(n)) return;
     const std::size_t s = stride;
     HEMO_UNROLL
-    for (int q = 0; q < d3q19::Q; ++q) f[std::size_t(q) * s + n] = Store(phys::equilibrium_shifted(q, Real(0), u0));
+    for (int q = 0; q < d3q19::Q; ++q) f[std::size_t(in_place ? d3q19::opposite(q) : q) * s + n] = Store(phys::equilibrium_shifted(q, Real(0), u0));
     density[n] = Real(1);
     velocity[n] = u0.x;
     velocity[s + n] = u0.y;

@@ -42,6 +42,13 @@ class Solver final : public SolverBase {
     if (!phys::is_stored16<Store> && st.config.has("lb_bgk.rounding"))
       log::warn(str(st.config.where("lb_bgk.rounding"), ": lb_bgk.rounding applies only to a 16-bit lb_bgk.storage; ignored"));
     dither_ = phys::is_stored16<Store> && st.config.string("lb_bgk.rounding") == "dithered";
+    in_place_ = st.config.string("lb_bgk.streaming") == "aa";
+    if (in_place_)
+      for (std::size_t k = 0; k < st.mesh.links.size(); ++k)
+        if (st.mesh.links.source[k] != mesh::wall_link)
+          st.config.fail("lb_bgk.streaming", str("\"aa\" does not yet take links between two fluid nodes that a plugin "
+                                                 "handles (class '", st.mesh.links.class_names[st.mesh.links.link_class[k]],
+                                                 "', lb_vlbm's partial volumes): use \"ab\""));
     block_size_ = static_cast<int>(st.config.integer("lb_bgk.block_size"));
     if (block_size_ % 32 != 0) st.config.fail("lb_bgk.block_size", "must be a multiple of 32 (a warp)");
     for (int c = 0; c < 3; ++c) {
@@ -61,8 +68,15 @@ class Solver final : public SolverBase {
     auto& fields = st.fields;
     lattice_ = lattice_view(fields, st.mesh);
     // The A set is the state a step starts from: checkpoints keep it.
-    fields.declare_node_field<Store>("f", d3q19::Q, "lb_bgk", "populations h_q = f_q - w_q (A set)").set_restart_state();
-    fields.declare_node_field<Store>("f_next", d3q19::Q, "lb_bgk", "populations (B set)");
+    // In place (AA): one set, rearranged each step (core/mesh/population_slots.hpp).
+    if (in_place_) {
+      fields.declare_node_field<Store>("f", d3q19::Q, "lb_bgk", "populations h_q = f_q - w_q, streamed in place (AA)")
+          .set_restart_state()
+          .set_in_place();
+    } else {
+      fields.declare_node_field<Store>("f", d3q19::Q, "lb_bgk", "populations h_q = f_q - w_q (A set)").set_restart_state();
+      fields.declare_node_field<Store>("f_next", d3q19::Q, "lb_bgk", "populations (B set)");
+    }
     fields.declare_node_field<Real>("density", 1, "lb_bgk", "lattice density rho", Quantity::density);
     fields.declare_node_field<Real>("velocity", 3, "lb_bgk", "lattice velocity u (Guo half-force corrected)",
                                     Quantity::velocity);
@@ -76,17 +90,25 @@ class Solver final : public SolverBase {
       // while the interior updates. Each node's update reads only the last step's
       // populations, so the split leaves every value bitwise as on one rank. Only the
       // populations that cross an interface travel.
+      // In place: after an even step the halo copies get the opposite rows (where f*
+      // sits); after an odd step the edge nodes have written f* into the slots of the
+      // halo nodes they pull from, which go back to their owners (a reverse exchange).
       HaloExchange& halo = st.halo;
+      const char* out = in_place_ ? "f" : "f_next";
       st.scheduler.add(
           Phase::collide_edge, "collide_stream_edge", "lb_bgk",
           [this, &fields](StepContext& ctx) { collide_stream(fields, ctx.moments_due, ctx.time, ctx.step, {interior_, nodes_}); },
           Scheduler::Sync::overlapped);
       st.scheduler.add(
           Phase::halo_send, "halo_send", "lb_bgk",
-          [&fields, &halo](StepContext&) { halo.start(fields.get<Store>("f_next"), HaloRows::crossing_directions); },
+          [this, &fields, &halo, out](StepContext& ctx) {
+            if (!in_place_) halo.start(fields.get<Store>(out), HaloRows::crossing_directions);
+            else if (ctx.step % 2) halo.start(fields.get<Store>(out), HaloRows::crossing_opposite, HaloDirection::reverse);
+            else halo.start(fields.get<Store>(out), HaloRows::crossing_opposite);
+          },
           Scheduler::Sync::overlapped);
       st.scheduler.add(Phase::halo_receive, "halo_receive", "lb_bgk",
-                       [&fields, &halo](StepContext&) { halo.finish(fields.get<Store>("f_next")); });
+                       [&fields, &halo, out](StepContext&) { halo.finish(fields.get<Store>(out)); });
     }
     st.scheduler.add(
         Phase::collide_interior, "collide_stream", "lb_bgk",
@@ -100,8 +122,9 @@ class Solver final : public SolverBase {
     st.scheduler.add(Phase::particles, "streamed_velocity", "lb_bgk",
                      [this, &fields](StepContext& ctx) { streamed_velocity(fields, ctx.time); });
     // Pointer swap, not a copy: the B set becomes the next step's A set.
-    st.scheduler.add(Phase::end_step, "swap_populations", "lb_bgk",
-                     [&fields](StepContext&) { fields.swap<Store>("f", "f_next"); });
+    if (!in_place_)
+      st.scheduler.add(Phase::end_step, "swap_populations", "lb_bgk",
+                       [&fields](StepContext&) { fields.swap<Store>("f", "f_next"); });
   }
 
   void initialise(SetupStage& st) override {
@@ -110,13 +133,15 @@ class Solver final : public SolverBase {
         [&](auto lattice) {
           InitEquilibrium<Real, Store, decltype(lattice)> init{lattice, fields.get<Store>("f").data(),
                                                                fields.get<Real>("density").data(),
-                                                               fields.get<Real>("velocity").data(), u0_, stride_};
+                                                               fields.get<Real>("velocity").data(), u0_, stride_, in_place_};
           exec::for_each(space_, {0, nodes_}, init, "lb_bgk::init_equilibrium");
         },
         lattice_);
-    st.halo.exchange(fields.get<Store>("f"), HaloRows::crossing_directions);
+    st.halo.exchange(fields.get<Store>("f"), in_place_ ? HaloRows::crossing_opposite : HaloRows::crossing_directions);
     // The force-density field is optional: a particle plugin may declare it.
     has_force_ = fields.contains("force");
+    if (in_place_ && st.scheduler.streamed_velocity_required())
+      st.config.fail("lb_bgk.streaming", "\"aa\" does not yet give particle plugins (rbc) the streamed velocity: use \"ab\"");
     if (st.scheduler.streamed_velocity_required())
       fields.declare_node_field<Real>("streamed_velocity", 3, "lb_bgk",
                                       "lattice velocity of the populations streaming in at the start of the step (with "
@@ -149,6 +174,18 @@ class Solver final : public SolverBase {
     auto& links = fields.get<Real>("link_value");
     // The force at the time of the moments this step computes (state after the step).
     const phys::Vec3<Real> acceleration = acceleration_at(time);
+    if (in_place_) {
+      auto launch = [&](auto collision, auto lattice) {
+        CollideStreamInPlace<Real, decltype(collision), Store, decltype(lattice)> k{
+            fields.get<Store>("f").data(), lattice, links.count() ? links.data() : nullptr,
+            has_force_ ? fields.get<Real>("force").data() : nullptr, fields.get<Real>("density").data(),
+            fields.get<Real>("velocity").data(), acceleration, collision, stride_, moments,
+            dither_ ? (phys::mix32(std::uint32_t(step)) | 1u) : 0u, step % 2 != 0};
+        exec::for_each(space_, nodes, k, "lb_bgk::collide_stream_in_place", block_size_);
+      };
+      std::visit(launch, collision_, lattice_);
+      return;
+    }
     auto launch = [&](auto collision, auto lattice) {
       CollideStream<Real, decltype(collision), Store, decltype(lattice)> k{fields.get<Store>("f").data(),
                                                  fields.get<Store>("f_next").data(),
@@ -194,7 +231,7 @@ class Solver final : public SolverBase {
   LatticeView lattice_;  // the mesh layout's addressing (core/fields/lattice_fields.hpp)
   double g0_[3] = {0, 0, 0}, g1_[3] = {0, 0, 0}, force_omega_ = 0.0;  // lattice units, rad/s
   phys::Vec3<Real> u0_{};
-  bool has_force_ = false, dither_ = false;
+  bool has_force_ = false, dither_ = false, in_place_ = false;
   int block_size_ = exec::default_block_size;
   const Scheduler* scheduler_ = nullptr;
 };
@@ -260,6 +297,12 @@ void declare_config(config::Schema& schema) {
               "fine resolution it lost accuracy that dithering keeps; docs/validation.md)")
       .choices({"nearest", "dithered"})
       .default_value(std::string("dithered"))
+      .string("streaming",
+              "'ab' (two population sets: read one, write the other) or 'aa' (one set, streamed in place by the AA "
+              "pattern: half the population memory, the same bytes per update, bitwise the same results). 'aa' does not "
+              "yet take lb_vlbm or rbc")
+      .choices({"ab", "aa"})
+      .default_value(std::string("ab"))
       .integer("block_size", "1", "CUDA threads per block of the collide-stream kernel (a multiple of 32)")
       .at_least(32)
       .at_most(exec::max_block_size)

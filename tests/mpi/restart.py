@@ -67,6 +67,11 @@ def main():
     ap.add_argument("--restart-ranks", type=int, default=1)
     ap.add_argument("--faults", action="store_true", help="also the kill, wall-clock and refused-restart checks")
     ap.add_argument("--restart-layout", choices=["nodes", "bricks"], default="nodes")
+    ap.add_argument("--write-streaming", choices=["ab", "aa"], default="ab",
+                    help="lb_bgk.streaming of the first half (the uninterrupted run streams with two arrays)")
+    ap.add_argument("--restart-streaming", choices=["ab", "aa"], default="ab")
+    ap.add_argument("--split-at", type=int, help="the step of the checkpoint (default: half the steps; an odd step "
+                    "tests the in-place scheme's odd parity)")
     ap.add_argument("--work", required=True)
     a = ap.parse_args()
     ok = True
@@ -82,18 +87,23 @@ def main():
             raise SystemExit(f"FAIL: {what} exited {p.returncode}")
 
     tag = f"{a.scenario}_{a.write_ranks}to{a.restart_ranks}" + ("_bricks" if a.restart_layout == "bricks" else "")
-    layout = ["--set", 'lattice.layout="bricks"'] if a.restart_layout == "bricks" else []
+    # (bricks need partition.brick a multiple of 4: the partition changes, the answer not)
+    layout = ["--set", 'lattice.layout="bricks"', "--set", "partition.brick=8"] if a.restart_layout == "bricks" else []
+    layout += ["--set", f'lb_bgk.streaming="{a.restart_streaming}"']
+    first = ["--set", f'lb_bgk.streaming="{a.write_streaming}"']
+    if a.write_streaming != "ab" or a.restart_streaming != "ab":
+        tag += f"_{a.write_streaming}_{a.restart_streaming}"
     ref_dir = os.path.join(a.work, f"{tag}_uninterrupted")
     steps = scenario_steps(a.scenario)
     p = hemoflow(a, 1, ref_dir, ["--steps", str(steps)])
     must(p, "the uninterrupted run")
     ref = summary(ref_dir)
-    half = steps // 2
+    half = a.split_at or steps // 2
 
     # split: written on one rank count, continued on another, in the same folder
     split = os.path.join(a.work, f"{tag}_split")
     p = hemoflow(a, a.write_ranks, split, ["--steps", str(half), "--set", f"checkpoint.every={half}",
-                                             "--set", "output.final=false"])
+                                             "--set", "output.final=false"] + first)
     must(p, f"the first half on {a.write_ranks} rank(s)")
     with h5py.File(os.path.join(split, "checkpoint.h5")) as f:
         check(int(f.attrs["step"]) == half and int(f.attrs["ranks"]) == a.write_ranks,

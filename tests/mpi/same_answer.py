@@ -32,6 +32,8 @@ With --layout bricks (issue 16) the runs under test store the mesh as bricks of 
 voxels (lattice.layout) on every rank count asked, 1 included, and are compared with the
 one-rank run on the node list: the same checks, so bricks on N ranks give bitwise the
 node list's answer. (A scenario's partition.brick that is not a multiple of 4 becomes 8.)
+With --streaming aa the runs under test stream the populations in place (lb_bgk.streaming,
+one population array) and are compared with the two-array run on one rank the same way.
 """
 import argparse
 import csv
@@ -127,6 +129,7 @@ def main():
     ap.add_argument("--ranks", type=int, nargs="+", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--layout", choices=["nodes", "bricks"], default="nodes")
+    ap.add_argument("--streaming", choices=["ab", "aa"], default="ab")
     a = ap.parse_args()
     case, args = SCENARIOS[a.scenario]
     work = os.path.abspath(a.work)
@@ -146,7 +149,9 @@ def main():
     if a.layout == "bricks":
         tested = [x if not (x.startswith("partition.brick=") and int(x.split("=")[1]) % 4) else "partition.brick=8"
                   for x in base] + ["--set", 'lattice.layout="bricks"']
-    tag = a.scenario + ("" if a.layout == "nodes" else "_" + a.layout)
+    if a.streaming == "aa":
+        tested += ["--set", 'lb_bgk.streaming="aa"']
+    tag = a.scenario + ("" if a.layout == "nodes" else "_" + a.layout) + ("" if a.streaming == "ab" else "_aa")
     one = os.path.join(a.work, f"{tag}_ref")
     run(base, one)
     ref = summary(one)

@@ -280,7 +280,8 @@ TEST_CASE("Pressure links (boundaries/kernels.hpp): Nash gives the equilibrium a
     const std::uint32_t link = 0, node = 0;
     const std::uint8_t dir = static_cast<std::uint8_t>(q);
     for (auto rule : {hemo::boundaries::PressureRule::nash, hemo::boundaries::PressureRule::anti_bounce_back}) {
-      hemo::boundaries::PressureLinks<double> k{&value, &link, &node, &dir, f, 1, drho_b, rule, {1.0, 0.0, 0.0}, 0.0};
+      hemo::boundaries::PressureLinks<double> k{&value, &link, &node, &dir, f, {{nullptr, 1}, 1, {}}, drho_b, rule,
+                                                {1.0, 0.0, 0.0}, 0.0};
       k(0);
       const double leaving = f[q19::opposite(q)];
       const double wanted = rule == hemo::boundaries::PressureRule::nash ? equilibrium_shifted(q, drho_b, un)
@@ -301,7 +302,7 @@ TEST_CASE("Pressure links: the backflow stabilization lowers the ghost density o
     double value = 0.0;
     const std::uint32_t link = 0, node = 0;
     const std::uint8_t dir = 2;  // c_2 = (-1, 0, 0): the population that enters through the +x plane
-    hemo::boundaries::PressureLinks<double> k{&value, &link, &node, &dir, f, 1, drho_b,
+    hemo::boundaries::PressureLinks<double> k{&value, &link, &node, &dir, f, {{nullptr, 1}, 1, {}}, drho_b,
                                         hemo::boundaries::PressureRule::nash, {1.0, 0.0, 0.0}, beta};
     k(0);
     const double target = ux < 0 ? drho_b - 3 * beta * 1.0 * ux * ux : drho_b;

@@ -65,13 +65,14 @@ MEMORY_TARGET = 0.35
 
 
 def run_hemoflow(a, geometry, out, backend, steps, precision="fp32", ordering="lexicographic", block=256, scale=1.0,
-                 collision="bgk", storage=None, layout="nodes"):
+                 collision="bgk", storage=None, layout="nodes", streaming="ab"):
     case = os.path.join(ROOT, "cases", "bench", f"{geometry}.toml")
     dx = base_dx(case) * scale
     cmd = [a.hemoflow, "run", case, "--quiet", "--progress", "never", "--backend", backend, "--steps", str(steps),
            "--output", out, "--set", f'run.precision="{precision}"', "--set", f'lattice.ordering="{ordering}"',
            "--set", f"lattice.dx={dx!r}", "--set", f"lb_bgk.block_size={block}",
-           "--set", f'lb_bgk.collision="{collision}"', "--set", f'lattice.layout="{layout}"']
+           "--set", f'lb_bgk.collision="{collision}"', "--set", f'lattice.layout="{layout}"',
+           "--set", f'lb_bgk.streaming="{streaming}"']
     if storage:  # "e4m11-dithered": lb_bgk.rounding too; a plain 16-bit name rounds to nearest
         name, _, rounding = storage.partition("-")
         cmd += ["--set", f'lb_bgk.storage="{name}"']
@@ -119,6 +120,8 @@ def main():
                          "others in fp32 arithmetic")
     ap.add_argument("--layouts", nargs="+", choices=["nodes", "bricks"], default=["nodes", "bricks"],
                     help="mesh layouts (lattice.layout) of the storage comparison; each storage runs on each")
+    ap.add_argument("--streamings", nargs="+", choices=["ab", "aa"], default=["ab", "aa"],
+                    help="lb_bgk.streaming of the storage comparison: two population arrays, or one in place")
     ap.add_argument("--storage-reps", type=int, help="runs per storage in the comparison, best kept (default 2, "
                                                      "1 with --quick)")
     ap.add_argument("--only-storage", action="store_true",
@@ -240,13 +243,13 @@ def storage_study(a, backend, copy_bw, device, record):
         if a.only_storage and a.geometries and geometry not in a.geometries:
             continue
         for storage in a.storages:
-          for layout in a.layouts:
+          for layout, streaming in [(lay, st) for lay in a.layouts for st in a.streamings]:
             precision = "fp64" if storage == "fp64" else "fp32"
             best = None
             for rep in range(a.storage_reps):
-                out = os.path.join(a.work, f"{geometry}_{backend}_storage_{storage}_{layout}_{rep}")
+                out = os.path.join(a.work, f"{geometry}_{backend}_storage_{storage}_{layout}_{streaming}_{rep}")
                 s = run_hemoflow(a, geometry, out, backend, steps, precision=precision, scale=scale, storage=storage,
-                                 layout=layout)
+                                 layout=layout, streaming=streaming)
                 if best is None or s["mlups"] > best["mlups"]:
                     best = s
             best["fluid_fraction"] = best["fluid_nodes"] / best["voxels"]
@@ -257,7 +260,7 @@ def storage_study(a, backend, copy_bw, device, record):
                    sparse_bytes(storage) if layout == "nodes" else brick_bytes(storage, fill),
                    best["device_memory_bytes"], copy_bw, device if gpu else best["device"],
                    {"storage": storage, "study": "storage", "case": geometry, "voxels": best["voxels"],
-                    "mesh_layout": layout, "brick_fill": round(fill, 4),
+                    "mesh_layout": layout, "brick_fill": round(fill, 4), "streaming": streaming,
                     "steps": steps, "reps": a.storage_reps, "field_bytes": best["field_bytes"],
                     "mesh_bytes": best["mesh_bytes"],
                     "device_bytes_per_fluid_node": round(best["device_memory_bytes"] / n, 1),
@@ -586,7 +589,9 @@ def storage_checks(recs, fx):
                            "fluidx3d_storage": pair,
                            "fluidx3d_mflups": round(f["mlups"] * per_fluid, 1) if f and per_fluid else None})
     for storage in [st for st in ("fp32", "fp16s", "e4m11", "fp64") if storage_row(recs, "vessel_tree", st)] or ["fp32"]:
-        r = storage_row(recs, "vessel_tree", storage)
+        # the least device memory over the layouts and streaming schemes measured
+        rs = [x for x in recs if x.get("case") == "vessel_tree" and x.get("storage") == storage]
+        r = min(rs, key=lambda x: x["device_bytes_per_fluid_node"]) if rs else None
         if not r:
             checks.append({"check": "memory", "case": "vessel_tree", "storage": storage, "ratio": None,
                            "target_ratio": MEMORY_TARGET, "met": False})
@@ -596,6 +601,7 @@ def storage_checks(recs, fx):
         per_cell32, _ = fluidx3d_memory(fluidx3d_row(fx, "FP32"), "FP32")
         ratio = r["device_bytes_per_fluid_node"] * q / per_cell
         checks.append({"check": "memory", "case": "vessel_tree", "storage": storage, "fluid_fraction": round(q, 4),
+                       "layout": r.get("mesh_layout", "nodes"), "streaming": r.get("streaming", "ab"),
                        "bytes_per_fluid_node": r["device_bytes_per_fluid_node"], "dense_storage": pair,
                        "dense_bytes_per_cell": per_cell, "dense_bytes_source": source,
                        "dense_bytes_per_fluid_node": round(per_cell / q, 1), "ratio": round(ratio, 3),
@@ -628,19 +634,22 @@ def storage_section(recs, fx, cpu_scale):
          f"hemoflow on `cases/bench/{{box,pipe,vessel_tree}}.toml`{'' if gpu else f' at dx x{cpu_scale:g}'}, "
          "`run.precision = \"fp32\"` (the arithmetic; an fp64 storage row runs in fp64), `lb_bgk.storage` as listed, "
          f"BGK, lexicographic order, block {r0['block_size'] if gpu else '-'}, {r0['steps']} steps, best of {r0['reps']} "
-         "run(s) of each storage, the storages one after the other per geometry. Bytes per fluid-node update, "
-         "counted: 19 populations read + 19 written + 18 neighbour indices of 4 B = 38 s + 72 (fp32 224 B, 16-bit "
-         f"148 B). Device memory per fluid node: {mem}; \"counted\" is the bytes of the arrays the run keeps on the "
+         "run(s) of each storage, layout and streaming scheme, one after the other per geometry. Bytes per fluid-node update, "
+         "counted: on the node list 19 populations read + 19 written + 18 neighbour indices of 4 B = 38 s + 72 (fp32 224 B, "
+         "16-bit 148 B); on bricks (`lattice.layout`) 38 s + 128 / (64 fill), the brick's table and masks shared by its "
+         "fluid slots (`benchlib.brick_bytes`); in place (`lb_bgk.streaming = \"aa\"`, one population array) the same "
+         f"bytes as two arrays. Device memory per fluid node: {mem}; \"counted\" is the bytes of the arrays the run keeps on the "
          "device (both population sets, density, velocity, the neighbour table, the link tables: the summary's "
          "field_bytes) per fluid node. The host's mesh arrays (mesh_bytes: coordinates, a host copy of the "
          "neighbour table, sort keys) are not on the device and are not added.", "",
          "| geometry | fluid fraction | storage | layout | MFLUPS | of fp32 node list | B/update | GB/s | of copy BW | "
          "device memory per fluid node | counted |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in recs:
-        base = [b for b in recs if b["case"] == r["case"] and b["storage"] == "fp32" and b.get("mesh_layout", "nodes") == "nodes"]
+        base = [b for b in recs if b["case"] == r["case"] and b["storage"] == "fp32" and b.get("mesh_layout", "nodes") == "nodes"
+                and b.get("streaming", "ab") == "ab"]
         rel = f"{100 * r['mlups'] / base[0]['mlups']:.0f}%" if base else "-"
         lay = r.get("mesh_layout", "nodes")
-        lay = f"bricks (fill {r['brick_fill']:.3f})" if lay == "bricks" else lay
+        lay = (f"bricks (fill {r['brick_fill']:.3f})" if lay == "bricks" else lay) + (", in place" if r.get("streaming") == "aa" else "")
         L.append(f"| {r['geometry']} | {r['fluid_fraction']:.3f} | {r['storage']} | {lay} | {r['mlups']:.0f} | {rel} | "
                  f"{r['bytes_per_update']} | {r['effective_gbs']:.0f} | {100 * r['bandwidth_fraction']:.1f}% | "
                  f"{r['device_bytes_per_fluid_node']:.0f} B | {r['field_bytes_per_fluid_node']:.0f} B |")
@@ -675,7 +684,7 @@ def storage_section(recs, fx, cpu_scale):
               "device memory per fluid node | device |", "|---|---|---|---|---|---|---|---|---|"]
         for r in recs:
             if r.get("case") in ("box", "vessel_tree"):
-                L.append(f"| hemoflow {r.get('mesh_layout', 'nodes')} | {r['storage']} | {r['geometry']} | {r['mlups']:.0f} | {r['bytes_per_update']} | "
+                L.append(f"| hemoflow {r.get('mesh_layout', 'nodes')}{' aa' if r.get('streaming') == 'aa' else ''} | {r['storage']} | {r['geometry']} | {r['mlups']:.0f} | {r['bytes_per_update']} | "
                          f"{r['effective_gbs']:.0f} | {100 * r['bandwidth_fraction']:.1f}% | "
                          f"{r['device_bytes_per_fluid_node']:.0f} B (measured) | {r['device']} |")
         for f in fx:
@@ -729,13 +738,15 @@ def storage_section(recs, fx, cpu_scale):
           "The check pairs each hemoflow storage with FluidX3D's of the same width (fp32 with FP32 at 93 B per cell, "
           "16-bit with FP16S/FP16C at 55 B; FluidX3D's README); the last column is the ratio against FluidX3D with "
           "FP32 storage, for reference.", "",
-          "| hemoflow storage | hemoflow B per fluid node | dense code (same width) | its B per fluid node | ratio | "
-          "target | verdict | ratio against dense FP32 |", "|---|---|---|---|---|---|---|---|"]
+          "| hemoflow storage | layout, streaming (the least memory measured) | hemoflow B per fluid node | "
+          "dense code (same width) | its B per fluid node | ratio | target | verdict | ratio against dense FP32 |",
+          "|---|---|---|---|---|---|---|---|---|"]
     for c in [c for c in checks if c["check"] == "memory"]:
         if c["ratio"] is None:
-            L.append(f"| {c['storage']} | not measured | | | | <= {MEMORY_TARGET:.2f} | {verdict(False)} | |")
+            L.append(f"| {c['storage']} | | not measured | | | | <= {MEMORY_TARGET:.2f} | {verdict(False)} | |")
             continue
-        L.append(f"| {c['storage']} | {c['bytes_per_fluid_node']:.0f} | FluidX3D {c['dense_storage']}, "
+        L.append(f"| {c['storage']} | {c.get('layout', 'nodes')}, {c.get('streaming', 'ab')} | "
+                 f"{c['bytes_per_fluid_node']:.0f} | FluidX3D {c['dense_storage']}, "
                  f"{c['dense_bytes_per_cell']} B per cell ({c['dense_bytes_source']}) / q = {c['fluid_fraction']:.3f} | "
                  f"{c['dense_bytes_per_cell'] / c['fluid_fraction']:.0f} | {c['ratio']:.3f} | <= {MEMORY_TARGET:.2f} | "
                  f"{verdict(c['met'])} | {c['ratio_against_dense_fp32']:.3f} |")
