@@ -4,6 +4,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <limits>
@@ -233,7 +234,7 @@ void Simulation::build_mesh_of_this_rank() {
   derive_flow_numbers(velocity_scales);
 
   const auto ordering = mesh::ordering_from_string(config_.string("lattice.ordering"));
-  const auto layout = mesh::layout_from_string(config_.string("lattice.layout"));
+  const mesh::Layout layout = choose_layout();
   if (layout == mesh::Layout::bricks && comm_->size() > 1 && config_.integer("partition.brick") % mesh::brick_edge != 0)
     config_.fail("partition.brick", str("must be a multiple of ", mesh::brick_edge, " with lattice.layout = \"bricks\" "
                                         "(each brick of the layout has one owner)"));
@@ -265,6 +266,45 @@ void Simulation::build_mesh_of_this_rank() {
   voxels_.fluid.shrink_to_fit();
   voxels_.solid_fraction.clear();
   voxels_.solid_fraction.shrink_to_fit();
+}
+
+mesh::Layout Simulation::choose_layout() {
+  const std::string asked = config_.string("lattice.layout");
+  if (asked != "auto") return mesh::layout_from_string(asked);
+  // "auto": bricks where they were measured faster (docs/layouts.md, H200 at b25fdee: on
+  // the GPU with fp32 storage 1.09x the node list at fill 1.0, 1.02x at 0.927; with fp16s
+  // 1.00x and 0.92x; on the CPU slower), so on the GPU at a fill of at least 0.95, where
+  // their constraints allow; the node list otherwise. Every rank decides alike (sums).
+  const char* why = nullptr;
+  double fill = 0.0;
+  if (config_.string("run.backend") != "cuda") why = "the CPU backend";
+  for (int d = 0; d < 3 && !why; ++d)
+    if (periodic_[d] && voxels_.dims[d] % mesh::brick_edge) why = "a periodic axis that is not a multiple of 4 voxels";
+  if (!why && comm_->size() > 1 && config_.integer("partition.brick") % mesh::brick_edge) why = "partition.brick";
+  if (!why) {
+    // The fill: fluid voxels / (64 x bricks holding fluid), this rank's owned voxels (each
+    // 4^3 brick has one owner), summed over the ranks.
+    std::vector<std::uint64_t> bricks_seen;
+    std::uint64_t fluid = 0;
+    const auto& w = voxels_.window;
+    const std::uint64_t bx = std::uint64_t(voxels_.dims[0] + 3) / 4, by = std::uint64_t(voxels_.dims[1] + 3) / 4;
+    for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k)
+      for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
+        for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i) {
+          if (!voxels_.fluid[std::size_t(voxels_.index(i, j, k))]) continue;
+          if (comm_->size() > 1 && brick_owner_[std::size_t(bricks_.brick_of_voxel(i, j, k))] != comm_->rank()) continue;
+          ++fluid;
+          bricks_seen.push_back(std::uint64_t(i / 4) + bx * (std::uint64_t(j / 4) + by * std::uint64_t(k / 4)));
+        }
+    std::sort(bricks_seen.begin(), bricks_seen.end());
+    std::vector<std::uint64_t> counts{fluid, std::uint64_t(std::unique(bricks_seen.begin(), bricks_seen.end()) - bricks_seen.begin())};
+    comm_->sum(counts);
+    fill = counts[1] ? double(counts[0]) / double(64 * counts[1]) : 0.0;
+    if (fill < 0.95) why = "a fill below 0.95";
+  }
+  log::info(str("mesh: lattice.layout = \"auto\" chose ", why ? "the node list" : "bricks", why ? str(" (", why, ")") : "",
+                fill > 0 ? str("; bricks of 4^3 would be filled to ", fmt_f(fill, 3)) : ""));
+  return why ? mesh::Layout::nodes : mesh::Layout::bricks;
 }
 
 void Simulation::prepare_output_folder(const RunOptions& options) {

@@ -76,6 +76,8 @@ class Simulation {
   void read_case(const RunOptions& options);
   void build_geometry();
   void build_mesh_of_this_rank();
+  /// lattice.layout, with "auto" decided from the backend and the bricks' fill.
+  mesh::Layout choose_layout();
   void prepare_output_folder(const RunOptions& options);
   void set_up_fields_and_plugins();
   void set_up_output(const RunOptions& options);
