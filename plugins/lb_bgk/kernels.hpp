@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "core/mesh/lattice_view.hpp"
+#include "core/mesh/population_slots.hpp"
 #include "physics/collision.hpp"
 #include "physics/bounce_back.hpp"
 #include "physics/storage16.hpp"
@@ -181,20 +182,32 @@ struct CollideStreamInPlace {
 /// yet). Particles coupled to the flow read it: the velocity of the last step's collision
 /// is one streaming step old, and a drag coupled through that lag grows a mode of the
 /// plasma under dense cells from rounding (docs/rbc.md).
+/// Either streaming scheme: `state` says where the last step left the populations
+/// (core/mesh/population_slots.hpp; two arrays: the same loads as `pull`).
 template <class Real, class Store = Real, class View = mesh::NodeListView>
 struct StreamedVelocity {
-  const Store* HEMO_RESTRICT f_in;  // post-collision populations of the last step (A)
+  const Store* HEMO_RESTRICT f_in;  // post-collision populations of the last step
   View lattice;
   const Real* HEMO_RESTRICT link_value;
   Real* HEMO_RESTRICT velocity;  // 3 rows
   phys::Vec3<Real> acceleration;
   std::uint32_t stride;
+  mesh::PopulationState state = mesh::PopulationState::ab;
 
   HEMO_HD void operator()(std::uint32_t n) const {
     if (!lattice.is_fluid(n)) return;
     const std::size_t s = stride;
+    std::uint32_t src[d3q19::Q];
+    const bool may_be_coded = lattice.sources(n, src);
     Real h[d3q19::Q];
-    pull(h, f_in, lattice, link_value, s, n);
+    h[0] = Real(f_in[n]);
+    HEMO_UNROLL
+    for (int q = 1; q < d3q19::Q; ++q) h[q] = Real(f_in[mesh::incoming_slot(state, stride, q, n, src[q])]);
+    if (may_be_coded) {
+      HEMO_UNROLL
+      for (int q = 1; q < d3q19::Q; ++q)
+        if (mesh::is_coded_link(src[q])) h[q] = phys::bounce_back_link(h[q], link_value[mesh::link_index(src[q])]);
+    }
     const phys::Moments<Real> m = phys::moments(h);
     const Real rho = Real(1) + m.drho, half = Real(0.5);
     velocity[n] = (m.j.x + half * rho * acceleration.x) / rho;

@@ -120,7 +120,7 @@ class Solver final : public SolverBase {
     // has set this step's link values, so it pulls what the collision will.
     scheduler_ = &st.scheduler;
     st.scheduler.add(Phase::particles, "streamed_velocity", "lb_bgk",
-                     [this, &fields](StepContext& ctx) { streamed_velocity(fields, ctx.time); });
+                     [this, &fields](StepContext& ctx) { streamed_velocity(fields, ctx.step, ctx.time); });
     // Pointer swap, not a copy: the B set becomes the next step's A set.
     if (!in_place_)
       st.scheduler.add(Phase::end_step, "swap_populations", "lb_bgk",
@@ -140,8 +140,6 @@ class Solver final : public SolverBase {
     st.halo.exchange(fields.get<Store>("f"), in_place_ ? HaloRows::crossing_opposite : HaloRows::crossing_directions);
     // The force-density field is optional: a particle plugin may declare it.
     has_force_ = fields.contains("force");
-    if (in_place_ && st.scheduler.streamed_velocity_required())
-      st.config.fail("lb_bgk.streaming", "\"aa\" does not yet give particle plugins (rbc) the streamed velocity: use \"ab\"");
     if (st.scheduler.streamed_velocity_required())
       fields.declare_node_field<Real>("streamed_velocity", 3, "lb_bgk",
                                       "lattice velocity of the populations streaming in at the start of the step (with "
@@ -156,7 +154,7 @@ class Solver final : public SolverBase {
     return {Real(g0_[0] + g1_[0] * wave), Real(g0_[1] + g1_[1] * wave), Real(g0_[2] + g1_[2] * wave)};
   }
 
-  void streamed_velocity(FieldRegistry& fields, double time) {
+  void streamed_velocity(FieldRegistry& fields, std::int64_t step, double time) {
     if (!scheduler_->streamed_velocity_required()) return;
     auto& links = fields.get<Real>("link_value");
     std::visit(
@@ -164,7 +162,8 @@ class Solver final : public SolverBase {
           StreamedVelocity<Real, Store, decltype(lattice)> k{fields.get<Store>("f").data(), lattice,
                                                              links.count() ? links.data() : nullptr,
                                                              fields.get<Real>("streamed_velocity").data(),
-                                                             acceleration_at(time), stride_};
+                                                             acceleration_at(time), stride_,
+                                                             mesh::population_state(in_place_, step - 1)};
           exec::for_each(space_, {0, nodes_}, k, "lb_bgk::streamed_velocity", block_size_);
         },
         lattice_);
@@ -300,7 +299,7 @@ void declare_config(config::Schema& schema) {
       .string("streaming",
               "'ab' (two population sets: read one, write the other) or 'aa' (one set, streamed in place by the AA "
               "pattern: half the population memory, the same bytes per update, bitwise the same results). 'aa' does not "
-              "yet take lb_vlbm or rbc")
+              "yet take lb_vlbm")
       .choices({"ab", "aa"})
       .default_value(std::string("ab"))
       .integer("block_size", "1", "CUDA threads per block of the collide-stream kernel (a multiple of 32)")

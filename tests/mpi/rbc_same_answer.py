@@ -320,8 +320,11 @@ def main():
     ap.add_argument("--layout", choices=["nodes", "bricks"], default="nodes",
                     help="the mesh layout of the runs on N ranks (lattice.layout); the one-rank reference "
                          "without a launcher always runs on the node list")
+    ap.add_argument("--streaming", choices=["ab", "aa"], default="ab",
+                    help="lb_bgk.streaming of the runs on N ranks (one population array in place with aa)")
     a = ap.parse_args()
-    work = os.path.join(os.path.abspath(a.work), a.scenario + ("" if a.layout == "nodes" else "_" + a.layout))
+    work = os.path.join(os.path.abspath(a.work), a.scenario + ("" if a.layout == "nodes" else "_" + a.layout)
+                        + ("" if a.streaming == "ab" else "_aa"))
     os.makedirs(work, exist_ok=True)
     case, args = SCENARIOS[a.scenario](work)
     # Every run checks its own cells every 10 steps too (rbc.verify_every: no id lost or held twice).
@@ -341,8 +344,11 @@ def main():
         label = f"{a.scenario}, {n} rank{'s' if n > 1 else ''}"
         out = os.path.join(work, f"np{n}")
         tested = base + (["--set", 'lattice.layout="bricks"'] if a.layout == "bricks" else [])
+        tested += ["--set", 'lb_bgk.streaming="aa"'] if a.streaming == "aa" else []
         if a.layout == "bricks":
             label += ", bricks"
+        if a.streaming == "aa":
+            label += ", in place"
         if not run([a.mpiexec, *flags, "-np", str(n), *tested], out, check, label):
             continue
         s = summary(out)
