@@ -39,9 +39,6 @@ inline void declare_lattice_fields(FieldRegistry& fields, const mesh::SparseMesh
   fields.declare_node_field<std::uint32_t>("link_word", 1, "core", "coded directions of the slot and its first link's offset")
       .array()
       .upload(m.link_word);
-  fields.declare_node_field<std::uint32_t>("pull_mask", 1, "core", "bit q: the slot pulls direction q from a fluid node")
-      .array()
-      .upload(m.pull_mask);
 }
 
 /// The view of the declared addressing fields (device pointers on CUDA).
@@ -49,7 +46,7 @@ inline LatticeView lattice_view(FieldRegistry& fields, const mesh::SparseMesh& m
   if (m.layout == mesh::Layout::nodes) return mesh::NodeListView{fields.get<std::uint32_t>("neighbours").data(), m.stride};
   return mesh::BrickView{fields.get<std::uint32_t>("brick_table").data(), fields.get<std::uint64_t>("fluid_mask").data(),
                          fields.get<std::uint64_t>("link_mask").data(), fields.get<std::uint32_t>("link_word").data(),
-                         fields.get<std::uint32_t>("link_first").data(), fields.get<std::uint32_t>("pull_mask").data()};
+                         fields.get<std::uint32_t>("link_first").data()};
 }
 
 /// Where the populations of "f" are after step `after_step` (core/mesh/population_slots.hpp),

@@ -68,18 +68,15 @@ inline constexpr std::uint32_t no_brick = wall_link;
 inline constexpr int link_word_shift = 19;
 
 /// The brick layout: neighbours inside a brick are implicit; across bricks, one table of
-/// 27 brick ids per brick and one 64-bit fluid mask per brick. Per slot, 18 bits say which
-/// pulls come from a fluid node (`pull_mask`, 4 B: cheaper to read than the neighbours'
-/// masks are to test, since the kernel is limited by instructions, not bytes); coded
-/// links (a boundary a plugin handles) add, for slots that have one, the link word
-/// (directions, offset of the slot's first link k) read where link_mask says.
+/// 27 brick ids per brick and one 64-bit fluid mask per brick. Coded links (a boundary a
+/// plugin handles) are the only per-slot data, and only for slots that have one: the
+/// link word (directions, offset of the slot's first link k) read where link_mask says.
 struct BrickView {
   const std::uint32_t* HEMO_RESTRICT brick_table;  // 27 per brick
   const std::uint64_t* HEMO_RESTRICT fluid_mask;   // per brick: bit s set where slot s is fluid
   const std::uint64_t* HEMO_RESTRICT link_mask;    // per brick: bit s set where slot s has coded links
   const std::uint32_t* HEMO_RESTRICT link_word;    // per slot (read only where link_mask is set)
   const std::uint32_t* HEMO_RESTRICT link_first;   // per brick: index of its first coded link
-  const std::uint32_t* HEMO_RESTRICT pull_mask;    // per slot: bit q set where x - c_q is a fluid node, uncoded
 
   HEMO_HD bool is_fluid(std::uint32_t n) const { return fluid_mask[n >> 6] >> (n & 63u) & 1u; }
 
@@ -115,21 +112,10 @@ struct BrickView {
     return (mask >> slot & 1u) ? nb * brick_slots + slot : no_brick;
   }
 
-  /// The node at slot a displaced by -c_q, known to be fluid (pull_mask): no mask to test.
-  HEMO_HD std::uint32_t upstream_node(int q, const Slot& a) const {
-    const int dx = -phys::d3q19::cx(q), dy = -phys::d3q19::cy(q), dz = -phys::d3q19::cz(q);
-    const int ox = dx > 0 ? a.x_high : (dx < 0 ? -a.x_low : 0);
-    const int oy = dy > 0 ? a.y_high : (dy < 0 ? -a.y_low : 0);
-    const int oz = dz > 0 ? a.z_high : (dz < 0 ? -a.z_low : 0);
-    const std::uint32_t nb = brick_table[std::size_t(a.brick) * 27 + std::uint32_t(brick_self + ox + 3 * oy + 9 * oz)];
-    return nb * brick_slots + std::uint32_t(int(a.slot) + (dx + 4 * dy + 16 * dz) - 4 * ox - 16 * oy - 64 * oz);
-  }
-
   HEMO_HD bool sources(std::uint32_t n, std::uint32_t (&src)[phys::d3q19::Q]) const {
     const Slot a = slot_of(n);
-    const std::uint32_t pulls = pull_mask[n];
     HEMO_UNROLL
-    for (int q = 1; q < phys::d3q19::Q; ++q) src[q] = (pulls >> q & 1u) ? upstream_node(q, a) : no_brick;
+    for (int q = 1; q < phys::d3q19::Q; ++q) src[q] = neighbour<-1>(q, a);
     return code_links(n, src);
   }
   HEMO_HD bool coded_links(std::uint32_t n, std::uint32_t (&src)[phys::d3q19::Q]) const {

@@ -99,12 +99,6 @@ void build_bricks(SparseMesh& m, const std::vector<std::uint64_t>& keys, const s
   m.link_mask.assign(bricks, 0);
   m.link_first.assign(bricks, 0);
   m.link_word.assign(m.stride, 0);
-  m.pull_mask.assign(m.stride, 0);
-  for (std::uint32_t f = 0; f < m.num_fluid(); ++f) {
-    const std::uint32_t n = m.fluid_node(f);
-    for (int q = 1; q < d3q19::Q; ++q)
-      if (is_node(m.neighbours[std::size_t(q - 1) * m.stride + n])) m.pull_mask[n] |= 1u << q;
-  }
   std::vector<std::uint8_t> seen(bricks, 0);
   for (std::size_t k = 0; k < m.links.size(); ++k) {
     const std::uint32_t n = m.links.node[k], b = n / brick_slots;
@@ -499,7 +493,7 @@ std::size_t SparseMesh::bytes() const {
          links.size() * (2 * sizeof(std::uint32_t) + sizeof(std::uint8_t) + sizeof(std::uint16_t)) +
          fluid_nodes.size() * sizeof(std::uint32_t) + brick_table.size() * sizeof(std::uint32_t) +
          (fluid_mask.size() + link_mask.size()) * sizeof(std::uint64_t) +
-         (link_first.size() + link_word.size() + pull_mask.size()) * sizeof(std::uint32_t);
+         (link_first.size() + link_word.size()) * sizeof(std::uint32_t);
 }
 
 std::string SparseMesh::describe() const {

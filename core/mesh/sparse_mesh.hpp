@@ -130,7 +130,7 @@ class SparseMesh {
   std::uint32_t num_bricks = 0;
   std::vector<std::uint32_t> brick_table;
   std::vector<std::uint64_t> fluid_mask, link_mask;
-  std::vector<std::uint32_t> link_first, link_word, pull_mask;
+  std::vector<std::uint32_t> link_first, link_word;
   BoundaryLinks links;
   std::uint64_t wall_links = 0;             // links encoded as plain wall_link
 

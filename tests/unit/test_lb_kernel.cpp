@@ -133,7 +133,7 @@ TEST_CASE("bricks: three steps give bitwise the node list's populations (walls, 
         sn.a.data(), sn.b.data(), {nodes.neighbours.data(), nodes.stride}, sn.link_value.data(), nullptr, sn.rho.data(),
         sn.u.data(), g, trt, nodes.stride, true};
     const mesh::BrickView view{bricks.brick_table.data(), bricks.fluid_mask.data(), bricks.link_mask.data(),
-                               bricks.link_word.data(), bricks.link_first.data(), bricks.pull_mask.data()};
+                               bricks.link_word.data(), bricks.link_first.data()};
     lb_bgk::CollideStream<double, phys::TrtCollision<double>, double, mesh::BrickView> kb{
         sb.a.data(), sb.b.data(), view, sb.link_value.data(), nullptr, sb.rho.data(), sb.u.data(), g, trt, bricks.stride, true};
     exec::launch_host(kn, {0, nodes.num_nodes});

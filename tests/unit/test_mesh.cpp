@@ -179,7 +179,7 @@ TEST_CASE("bricks: the brick view pulls from the same voxels, walls and links as
       CHECK(bricks.links.count(1) > 0);
       const mesh::NodeListView nv{nodes.neighbours.data(), nodes.stride};
       const mesh::BrickView bv{bricks.brick_table.data(), bricks.fluid_mask.data(), bricks.link_mask.data(),
-                               bricks.link_word.data(), bricks.link_first.data(), bricks.pull_mask.data()};
+                               bricks.link_word.data(), bricks.link_first.data()};
       std::uint32_t fluid_seen = 0;
       for (std::uint32_t n = 0; n < bricks.num_nodes; ++n) {
         CHECK(bv.is_fluid(n) == bricks.is_fluid(n));
