@@ -11,7 +11,7 @@ What it measures, in order:
   5. each collision operator (bgk, trt, regularized) on the three geometries, fp32 and
      fp64, best of two runs each: they move the same bytes, so any difference is arithmetic,
   6. the population storage (issue 16): the headline run (fp32 arithmetic, lexicographic,
-     block 256) once per `--storages` (default fp32, fp16s, e4m11 rounded to nearest, and both
+     --storage-block 128) once per `--storages` x `--layouts` x `--streamings` (default fp32, fp16s, e4m11 rounded to nearest, and both
      -dithered: lb_bgk.storage and lb_bgk.rounding), best of
      `--storage-reps`, with the device memory per fluid node; with `--fluidx3d JSON` (what
      tools/bench/fluidx3d.sh wrote in the same device call) FluidX3D's measured rates go
@@ -122,6 +122,8 @@ def main():
                     help="mesh layouts (lattice.layout) of the storage comparison; each storage runs on each")
     ap.add_argument("--streamings", nargs="+", choices=["ab", "aa"], default=["ab", "aa"],
                     help="lb_bgk.streaming of the storage comparison: two population arrays, or one in place")
+    ap.add_argument("--storage-block", type=int, default=128,
+                    help="lb_bgk.block_size of the storage comparison (128, lb_bgk's default since 2026-11-26)")
     ap.add_argument("--storage-reps", type=int, help="runs per storage in the comparison, best kept (default 2, "
                                                      "1 with --quick)")
     ap.add_argument("--only-storage", action="store_true",
@@ -234,7 +236,7 @@ def main():
 
 
 def storage_study(a, backend, copy_bw, device, record):
-    """The headline run (fp32 arithmetic, lexicographic, block 256) once per population
+    """The headline run (fp32 arithmetic, lexicographic, --storage-block, 128) once per population
     storage, one geometry after the other, best of --storage-reps. On the CPU at the CPU
     scale and steps."""
     gpu = backend == "cuda"
@@ -249,14 +251,14 @@ def storage_study(a, backend, copy_bw, device, record):
             for rep in range(a.storage_reps):
                 out = os.path.join(a.work, f"{geometry}_{backend}_storage_{storage}_{layout}_{streaming}_{rep}")
                 s = run_hemoflow(a, geometry, out, backend, steps, precision=precision, scale=scale, storage=storage,
-                                 layout=layout, streaming=streaming)
+                                 layout=layout, streaming=streaming, block=a.storage_block)
                 if best is None or s["mlups"] > best["mlups"]:
                     best = s
             best["fluid_fraction"] = best["fluid_nodes"] / best["voxels"]
             n = best["fluid_nodes"]
             fill = n / best["brick_slots"] if layout == "bricks" else 1.0
             record(label if gpu else label + f" (dx x{a.cpu_scale:g})", best, "sparse" if layout == "nodes" else "bricks",
-                   backend, precision, "lexicographic", 256 if gpu else 0, best["mlups"],
+                   backend, precision, "lexicographic", a.storage_block if gpu else 0, best["mlups"],
                    sparse_bytes(storage) if layout == "nodes" else brick_bytes(storage, fill),
                    best["device_memory_bytes"], copy_bw, device if gpu else best["device"],
                    {"storage": storage, "study": "storage", "case": geometry, "voxels": best["voxels"],
