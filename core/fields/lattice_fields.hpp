@@ -6,6 +6,7 @@
 //              per brick), "link_first" (per brick), "link_word" (per slot).
 // "link_node", "link_direction" and "link_value" (per coded link) exist on both layouts.
 // A kernel that pulls takes the view as a template parameter and is instantiated for both.
+#include <algorithm>
 #include <variant>
 
 #include "core/fields/field_registry.hpp"
@@ -19,6 +20,12 @@ using LatticeView = std::variant<mesh::NodeListView, mesh::BrickView>;
 
 /// Declares and uploads the addressing fields of the mesh's layout.
 inline void declare_lattice_fields(FieldRegistry& fields, const mesh::SparseMesh& m) {
+  // Coded links between two fluid nodes (lb_vlbm) pull from their source node.
+  const bool fluid_links =
+      std::any_of(m.links.source.begin(), m.links.source.end(), [](std::uint32_t s) { return s != mesh::wall_link; });
+  auto& source = fields.declare_array<std::uint32_t>("link_source", 1, fluid_links ? std::uint32_t(m.links.size()) : 0, "core",
+                                                     "node a coded link pulls from (lb_vlbm), or wall_link");
+  if (fluid_links) source.array().upload(m.links.source);
   if (m.layout == mesh::Layout::nodes) {
     fields.declare_node_field<std::uint32_t>("neighbours", 18, "core", "pull source of each direction 1..18 (link_codes.hpp)")
         .array()
@@ -43,10 +50,13 @@ inline void declare_lattice_fields(FieldRegistry& fields, const mesh::SparseMesh
 
 /// The view of the declared addressing fields (device pointers on CUDA).
 inline LatticeView lattice_view(FieldRegistry& fields, const mesh::SparseMesh& m) {
-  if (m.layout == mesh::Layout::nodes) return mesh::NodeListView{fields.get<std::uint32_t>("neighbours").data(), m.stride};
+  auto& sources = fields.get<std::uint32_t>("link_source");
+  const std::uint32_t* link_source = sources.count() ? sources.data() : nullptr;
+  if (m.layout == mesh::Layout::nodes)
+    return mesh::NodeListView{fields.get<std::uint32_t>("neighbours").data(), m.stride, link_source};
   return mesh::BrickView{fields.get<std::uint32_t>("brick_table").data(), fields.get<std::uint64_t>("fluid_mask").data(),
                          fields.get<std::uint64_t>("link_mask").data(), fields.get<std::uint32_t>("link_word").data(),
-                         fields.get<std::uint32_t>("link_first").data()};
+                         fields.get<std::uint32_t>("link_first").data(), link_source};
 }
 
 /// Where the populations of "f" are after step `after_step` (core/mesh/population_slots.hpp),

@@ -9,7 +9,10 @@
 //   coded_links(n, src)  the coded links alone (every other entry wall_link): what an
 //                     in-place step that reads the node's own slots still needs;
 //   downstream(q, n)  the node at x_n + c_q, or wall_link (in-place streaming's
-//                     post-collision slots, population_slots.hpp).
+//                     post-collision slots, population_slots.hpp);
+//   pull_node(code)   the node a pull code reads from: the node itself, or for a coded
+//                     link between two fluid nodes (lb_vlbm's partial volumes: a pull plus
+//                     a value) its source node; wall_link for a bounce-back.
 // For the same voxels both views give the same codes (tests/unit/test_mesh.cpp), so a
 // kernel computes bitwise the same values on either layout.
 #include <cstdint>
@@ -33,6 +36,11 @@ HEMO_HD int bit_count(std::uint32_t v) {
 struct NodeListView {
   const std::uint32_t* HEMO_RESTRICT neighbours;  // 18 rows of `stride`
   std::uint32_t stride;
+  const std::uint32_t* HEMO_RESTRICT link_source = nullptr;  // per coded link; null: none between fluid nodes
+
+  HEMO_HD std::uint32_t pull_node(std::uint32_t code) const {
+    return is_node(code) ? code : (link_source && is_coded_link(code) ? link_source[link_index(code)] : wall_link);
+  }
 
   HEMO_HD bool is_fluid(std::uint32_t) const { return true; }
   HEMO_HD bool sources(std::uint32_t n, std::uint32_t (&src)[phys::d3q19::Q]) const {
@@ -47,11 +55,10 @@ struct NodeListView {
       if (is_node(src[q])) src[q] = wall_link;
     return true;
   }
-  /// x_n + c_q is the node n pulls the opposite direction from (D3Q19's links between two
-  /// fluid nodes are coded in neither direction or, for a fluid-link class, in both).
+  /// x_n + c_q is the node n pulls the opposite direction from (as a plain pull, or a
+  /// pull plus a value: D3Q19 pairs every direction with its opposite).
   HEMO_HD std::uint32_t downstream(int q, std::uint32_t n) const {
-    const std::uint32_t code = neighbours[std::size_t(phys::d3q19::opposite(q) - 1) * stride + n];
-    return is_node(code) ? code : wall_link;
+    return pull_node(neighbours[std::size_t(phys::d3q19::opposite(q) - 1) * stride + n]);
   }
 };
 
@@ -77,6 +84,11 @@ struct BrickView {
   const std::uint64_t* HEMO_RESTRICT link_mask;    // per brick: bit s set where slot s has coded links
   const std::uint32_t* HEMO_RESTRICT link_word;    // per slot (read only where link_mask is set)
   const std::uint32_t* HEMO_RESTRICT link_first;   // per brick: index of its first coded link
+  const std::uint32_t* HEMO_RESTRICT link_source = nullptr;  // per coded link; null: none between fluid nodes
+
+  HEMO_HD std::uint32_t pull_node(std::uint32_t code) const {
+    return is_node(code) ? code : (link_source && is_coded_link(code) ? link_source[link_index(code)] : wall_link);
+  }
 
   HEMO_HD bool is_fluid(std::uint32_t n) const { return fluid_mask[n >> 6] >> (n & 63u) & 1u; }
 

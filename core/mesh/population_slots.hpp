@@ -28,8 +28,8 @@ HEMO_HD constexpr PopulationState population_state(bool in_place, std::int64_t a
 }
 
 /// Slot (row * stride + node) the next step reads h_q(n) from, before a coded link's
-/// value is added; `src` is the pull code of q into n (link_codes.hpp). With a non-node
-/// code it is the bounce-back slot, which holds f*_opp(q)(n) in every state.
+/// value is added; `src` is the node q is pulled from (a view's pull_node), or wall_link
+/// for the bounce-back slot, which holds f*_opp(q)(n) in every state.
 HEMO_HD std::size_t incoming_slot(PopulationState state, std::uint32_t stride, int q, std::uint32_t n, std::uint32_t src) {
   const std::size_t s = stride;
   const bool pulled = is_node(src);
@@ -56,6 +56,16 @@ struct PopulationSlots {
         const std::uint32_t y = q == 0 ? wall_link : lattice.downstream(q, n);
         return y != wall_link ? std::size_t(q) * s + y : std::size_t(phys::d3q19::opposite(q)) * s + n;
       }
+    }
+  }
+  /// Slot of f*_q(x) where node y is known to pull q from x: also for a halo node x,
+  /// whose own links this rank does not hold.
+  HEMO_HD std::size_t post_collision_pulled(int q, std::uint32_t x, std::uint32_t y) const {
+    const std::size_t s = stride;
+    switch (state) {
+      case PopulationState::ab: return std::size_t(q) * s + x;
+      case PopulationState::aa_after_even: return std::size_t(phys::d3q19::opposite(q)) * s + x;
+      default: return std::size_t(q) * s + y;
     }
   }
 };

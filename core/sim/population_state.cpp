@@ -14,9 +14,12 @@ std::size_t element_size(const FieldBase& f) {
   return f.bytes() / (std::size_t(f.components()) * f.stride());
 }
 
-/// The pull code of direction q into node n (link_codes.hpp), from the host's table.
+/// The node that node n pulls direction q from (a plain pull, or a coded link between two
+/// fluid nodes: lb_vlbm's pull plus a value), or wall_link, from the host's table.
 std::uint32_t pull_code(const mesh::SparseMesh& m, int q, std::uint32_t n) {
-  return q == 0 ? n : m.neighbours[std::size_t(q - 1) * m.stride + n];
+  if (q == 0) return n;
+  const std::uint32_t code = m.neighbours[std::size_t(q - 1) * m.stride + n];
+  return mesh::is_coded_link(code) ? m.links.source[mesh::link_index(code)] : code;
 }
 }  // namespace
 

@@ -199,7 +199,8 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
     ZouHeNodes<Real, Store> k{link_value, d.node.data(), d.zh_unknown.data(), d.zh_sources.data(), f,
                        d.zh_shape.data(), run_.stride, d.zou_he_nodes, s.axis, s.sign,
                        {Real(-s.normal[0]), Real(-s.normal[1]), Real(-s.normal[2])}, !velocity, drho,
-                       {coef[0], coef[1], coef[2]}, std::visit([](auto where) { return where.state; }, slots)};
+                       {coef[0], coef[1], coef[2]}, std::visit([](auto where) { return where.state; }, slots),
+                       fields.get<std::uint32_t>("link_source").count() ? fields.get<std::uint32_t>("link_source").data() : nullptr};
     exec::for_each(run_.space, {0, d.zou_he_nodes}, k, "boundaries::zou_he");
   }
 }

@@ -105,6 +105,7 @@ struct ZouHeNodes {
   Real target_drho;
   Real coef[3];
   mesh::PopulationState state = mesh::PopulationState::ab;  // of the populations after the last step
+  const std::uint32_t* HEMO_RESTRICT link_source = nullptr;  // coded links between fluid nodes pull (lb_vlbm)
   HEMO_HD void operator()(std::uint32_t i) const {
     const std::uint32_t n = node[i], mask = unknown[i];
     Real h[d3q19::Q];
@@ -115,8 +116,10 @@ struct ZouHeNodes {
       const Real reflected = Real(f[mesh::incoming_slot(state, stride, q, n, mesh::wall_link)]);
       // The unknown directions are overwritten by Zou-He; reading their old link values
       // here is harmless.
-      h[q] = mesh::is_node(src) ? Real(f[mesh::incoming_slot(state, stride, q, n, src)])
-                                : (src == mesh::wall_link ? reflected : reflected + link_value[mesh::link_index(src)]);
+      const bool coded = mesh::is_coded_link(src);
+      const std::uint32_t from = mesh::is_node(src) ? src : (coded && link_source ? link_source[mesh::link_index(src)] : mesh::wall_link);
+      const Real read = from != mesh::wall_link ? Real(f[mesh::incoming_slot(state, stride, q, n, from)]) : reflected;
+      h[q] = coded ? read + link_value[mesh::link_index(src)] : read;
     }
     const Real u = pressure ? Real(0) : coef[0] * shape[i] + coef[1] * shape[count + i] + coef[2] * shape[2 * count + i];
     if (!pressure) phys::nebb_velocity(h, mask, normal, u);  // bit 31 is beyond q < 19

@@ -65,12 +65,14 @@ HEMO_HD void pull(Real (&h)[d3q19::Q], const Store* HEMO_RESTRICT in, const View
   h[0] = Real(in[n]);
   HEMO_UNROLL
   for (int q = 1; q < d3q19::Q; ++q) {
-    // Halfway bounce-back reads the node's own opposite population (bounce_back.hpp). A
-    // row pointer and a 32-bit index: fewer integer instructions than a 64-bit offset per
+    // Halfway bounce-back reads the node's own opposite population (bounce_back.hpp); a
+    // coded link between two fluid nodes (lb_vlbm) pulls, then adds its value. A row
+    // pointer and a 32-bit index: fewer integer instructions than a 64-bit offset per
     // load (the brick kernel is close to the instruction-issue limit).
-    const bool from_node = mesh::is_node(src[q]);
+    const std::uint32_t from = lattice.pull_node(src[q]);
+    const bool from_node = from != mesh::wall_link;
     const Store* row = in + std::size_t(from_node ? q : d3q19::opposite(q)) * s;
-    h[q] = Real(row[from_node ? src[q] : n]);
+    h[q] = Real(row[from_node ? from : n]);
   }
   // Coded links add the wall's momentum term (moving walls, iolets); a view that knows
   // the node has none skips the test.
@@ -149,9 +151,10 @@ struct CollideStreamInPlace {
     idx[0] = n;
     HEMO_UNROLL
     for (int q = 1; q < d3q19::Q; ++q) {
-      const bool from_node = odd && mesh::is_node(src[q]);
+      const std::uint32_t from = lattice.pull_node(src[q]);
+      const bool from_node = odd && from != mesh::wall_link;
       pulled |= std::uint32_t(from_node) << q;
-      idx[q] = from_node ? src[q] : n;
+      idx[q] = from_node ? from : n;
     }
     auto slot = [&](int q) -> Store* {
       return f + std::size_t((pulled >> q & 1u) ? d3q19::opposite(q) : q) * s + idx[q];
@@ -202,7 +205,7 @@ struct StreamedVelocity {
     Real h[d3q19::Q];
     h[0] = Real(f_in[n]);
     HEMO_UNROLL
-    for (int q = 1; q < d3q19::Q; ++q) h[q] = Real(f_in[mesh::incoming_slot(state, stride, q, n, src[q])]);
+    for (int q = 1; q < d3q19::Q; ++q) h[q] = Real(f_in[mesh::incoming_slot(state, stride, q, n, lattice.pull_node(src[q]))]);
     if (may_be_coded) {
       HEMO_UNROLL
       for (int q = 1; q < d3q19::Q; ++q)

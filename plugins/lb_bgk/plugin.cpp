@@ -43,12 +43,6 @@ class Solver final : public SolverBase {
       log::warn(str(st.config.where("lb_bgk.rounding"), ": lb_bgk.rounding applies only to a 16-bit lb_bgk.storage; ignored"));
     dither_ = phys::is_stored16<Store> && st.config.string("lb_bgk.rounding") == "dithered";
     in_place_ = st.config.string("lb_bgk.streaming") == "aa";
-    if (in_place_)
-      for (std::size_t k = 0; k < st.mesh.links.size(); ++k)
-        if (st.mesh.links.source[k] != mesh::wall_link)
-          st.config.fail("lb_bgk.streaming", str("\"aa\" does not yet take links between two fluid nodes that a plugin "
-                                                 "handles (class '", st.mesh.links.class_names[st.mesh.links.link_class[k]],
-                                                 "', lb_vlbm's partial volumes): use \"ab\""));
     block_size_ = static_cast<int>(st.config.integer("lb_bgk.block_size"));
     if (block_size_ % 32 != 0) st.config.fail("lb_bgk.block_size", "must be a multiple of 32 (a warp)");
     for (int c = 0; c < 3; ++c) {
@@ -298,8 +292,7 @@ void declare_config(config::Schema& schema) {
       .default_value(std::string("dithered"))
       .string("streaming",
               "'ab' (two population sets: read one, write the other) or 'aa' (one set, streamed in place by the AA "
-              "pattern: half the population memory, the same bytes per update, bitwise the same results). 'aa' does not "
-              "yet take lb_vlbm")
+              "pattern: half the population memory, the same bytes per update, bitwise the same results)")
       .choices({"ab", "aa"})
       .default_value(std::string("ab"))
       .integer("block_size", "1",

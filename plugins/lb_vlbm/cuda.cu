@@ -3,12 +3,13 @@
 #include "physics/storage16.hpp"
 #include "plugins/lb_vlbm/kernels.hpp"
 
-HEMO_INSTANTIATE_CUDA(hemo::vlbm::PartialVolumeLinks<float>);
-HEMO_INSTANTIATE_CUDA(hemo::vlbm::PartialVolumeLinks<double>);
-HEMO_INSTANTIATE_CUDA(hemo::vlbm::CellParticles<float>);
-HEMO_INSTANTIATE_CUDA(hemo::vlbm::CellParticles<double>);
+#define HEMO_VLBM_KERNELS(Real, Store)                                                          \
+  HEMO_INSTANTIATE_CUDA(hemo::vlbm::PartialVolumeLinks<Real, Store, hemo::mesh::NodeListView>); \
+  HEMO_INSTANTIATE_CUDA(hemo::vlbm::PartialVolumeLinks<Real, Store, hemo::mesh::BrickView>);    \
+  HEMO_INSTANTIATE_CUDA(hemo::vlbm::CellParticles<Real, Store, hemo::mesh::NodeListView>);      \
+  HEMO_INSTANTIATE_CUDA(hemo::vlbm::CellParticles<Real, Store, hemo::mesh::BrickView>)
+HEMO_VLBM_KERNELS(float, float);
+HEMO_VLBM_KERNELS(double, double);
 // The 16-bit population storages (fp32 runs).
-HEMO_INSTANTIATE_CUDA(hemo::vlbm::PartialVolumeLinks<float, hemo::phys::Fp16s>);
-HEMO_INSTANTIATE_CUDA(hemo::vlbm::PartialVolumeLinks<float, hemo::phys::E4m11s>);
-HEMO_INSTANTIATE_CUDA(hemo::vlbm::CellParticles<float, hemo::phys::Fp16s>);
-HEMO_INSTANTIATE_CUDA(hemo::vlbm::CellParticles<float, hemo::phys::E4m11s>);
+HEMO_VLBM_KERNELS(float, hemo::phys::Fp16s);
+HEMO_VLBM_KERNELS(float, hemo::phys::E4m11s);

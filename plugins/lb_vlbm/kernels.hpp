@@ -11,14 +11,20 @@
 //                               phi = (P_x - P_y) / (1 - P_y).
 // So a pull from a more solid cell is a plain pull mixed with a bounce-back; P_x = 1 (a
 // solid cell, not stored) gives phi = 1, halfway bounce-back. The mixed pulls are coded
-// links: the fused kernel computes h_q(y) = h*_opp(y) + link_value[k], so
-//   link_value[k] = (1 - phi) (h*_q(x) - h*_opp(y)),
-// formed from the post-collision populations of the last step (what "f" holds at
-// begin_step), and shift-invariant because w_q = w_opp(q). Mass: the part of n*_q(x) that
-// y does not take comes back to x through the opposite link (the G = 0 case seen from
-// x), so sum (1 - P) sum_q f is conserved exactly.
+// links between two fluid nodes, which the fused kernel pulls from their source node and
+// then adds the value to (core/mesh/lattice_view.hpp, pull_node):
+// h_q(y) = h*_q(x) + link_value[k], so
+//   link_value[k] = phi (h*_opp(y) - h*_q(x)),
+// formed from the post-collision populations of the last step (where lb_bgk's streaming
+// left them, core/mesh/population_slots.hpp), and shift-invariant because w_q = w_opp(q).
+// A pull, not a bounce-back plus a value: so the slot it reads is the one a plain pull
+// reads, which in-place streaming needs (no two nodes may share a slot). Mass: the part
+// of n*_q(x) that y does not take comes back to x through the opposite link (the G = 0
+// case seen from x), so sum (1 - P) sum_q f is conserved exactly.
 #include <cstdint>
 
+#include "core/mesh/lattice_view.hpp"
+#include "core/mesh/population_slots.hpp"
 #include "physics/d3q19.hpp"
 
 namespace hemo::vlbm {
@@ -27,37 +33,40 @@ namespace d3q19 = phys::d3q19;
 
 // Store: the populations' storage (Real or a 16-bit format, physics/storage16.hpp), read
 // as Real(f[i]).
-template <class Real, class Store = Real>
+template <class Real, class Store = Real, class View = mesh::NodeListView>
 struct PartialVolumeLinks {
   Real* HEMO_RESTRICT link_value;
   const std::uint32_t* HEMO_RESTRICT link;    // link index k
   const std::uint32_t* HEMO_RESTRICT from;    // x: the more solid cell the population leaves
   const std::uint32_t* HEMO_RESTRICT to;      // y: the cell it enters
   const std::uint8_t* HEMO_RESTRICT direction;
-  const Real* HEMO_RESTRICT keep;             // 1 - phi
+  const Real* HEMO_RESTRICT mix;              // phi
   const Store* HEMO_RESTRICT f;               // post-collision populations of the last step
-  std::uint32_t stride;
+  mesh::PopulationSlots<View> slots;          // where they are
   HEMO_HD void operator()(std::uint32_t i) const {
     const int q = direction[i];
-    const std::size_t s = stride;
-    const Real pulled = Real(f[std::size_t(q) * s + from[i]]);
-    const Real reflected = Real(f[std::size_t(d3q19::opposite(q)) * s + to[i]]);
-    link_value[link[i]] = keep[i] * (pulled - reflected);
+    const Real pulled = Real(f[slots.post_collision_pulled(q, from[i], to[i])]);  // x may be a halo node
+    const Real reflected = Real(f[slots.post_collision(d3q19::opposite(q), to[i])]);
+    link_value[link[i]] = mix[i] * (reflected - pulled);
   }
 };
 
 /// The particle number of each cell, (1 - P) sum_q f = (1 - P)(1 + sum_q h): VLBM
 /// conserves its sum over the domain (not the sum of the densities).
-template <class Real, class Store = Real>
+template <class Real, class Store = Real, class View = mesh::NodeListView>
 struct CellParticles {
   Real* HEMO_RESTRICT out;
   const Real* HEMO_RESTRICT fluid_share;  // 1 - P per node
   const Store* HEMO_RESTRICT f;
-  std::uint32_t stride;
+  mesh::PopulationSlots<View> slots;
   HEMO_HD void operator()(std::uint32_t n) const {
+    if (!slots.lattice.is_fluid(n)) {
+      out[n] = Real(0);
+      return;
+    }
     Real sum = Real(1);
     HEMO_UNROLL
-    for (int q = 0; q < d3q19::Q; ++q) sum += Real(f[std::size_t(q) * stride + n]);
+    for (int q = 0; q < d3q19::Q; ++q) sum += Real(f[slots.post_collision(q, n)]);
     out[n] = fluid_share[n] * sum;
   }
 };

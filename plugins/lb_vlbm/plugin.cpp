@@ -14,6 +14,7 @@
 #include "core/common/text.hpp"
 #include "core/exec/for_each.hpp"
 #include "core/exec/reduce.hpp"
+#include "core/fields/lattice_fields.hpp"
 #include "core/io/series_csv.hpp"
 #include "core/plugin/plugin_api.hpp"
 #include "plugins/lb_vlbm/kernels.hpp"
@@ -73,7 +74,7 @@ class VlbmIn final : public Vlbm {
     const mesh::SparseMesh& m = st.mesh;
     std::vector<std::uint32_t> link, from, to;
     std::vector<std::uint8_t> direction;
-    std::vector<Real> keep;
+    std::vector<Real> mix;
     for (std::size_t k = 0; k < m.links.size(); ++k) {
       if (m.links.link_class[k] != link_class) continue;
       const std::uint32_t y = m.links.node[k], x = m.links.source[k];
@@ -82,14 +83,15 @@ class VlbmIn final : public Vlbm {
       from.push_back(x);
       to.push_back(y);
       direction.push_back(m.links.direction[k]);
-      keep.push_back(Real(1.0 - (double(p_x) - double(p_y)) / (1.0 - double(p_y))));  // 1 - phi
+      mix.push_back(Real((double(p_x) - double(p_y)) / (1.0 - double(p_y))));  // phi
     }
     count_ = static_cast<std::uint32_t>(link.size());
     link_ = exec::to_device(st.space, link);
     from_ = exec::to_device(st.space, from);
     to_ = exec::to_device(st.space, to);
     direction_ = exec::to_device(st.space, direction);
-    keep_ = exec::to_device(st.space, keep);
+    mix_ = exec::to_device(st.space, mix);
+    mesh_ = &m;
     stride_ = m.stride;
     space_ = st.space;
     nodes_ = m.num_nodes;
@@ -112,11 +114,18 @@ class VlbmIn final : public Vlbm {
     // Before the collide-stream kernel, which reads the link values written here.
     st.scheduler.add(Phase::begin_step, "partial_volume_links", "lb_vlbm", [this](StepContext& ctx) {
       if (!count_) return;
+      // The populations after the last step, where lb_bgk's streaming left them.
+      const PopulationSlotsOf slots = population_slots(*ctx.fields, *mesh_, ctx.step - 1);
       visit_populations<Real>(*ctx.fields, "f", [&](auto& f) {
         using Store = typename std::remove_cvref_t<decltype(f)>::value_type;
-        PartialVolumeLinks<Real, Store> kernel{ctx.fields->get<Real>("link_value").data(), link_.data(), from_.data(),
-                                               to_.data(), direction_.data(), keep_.data(), f.data(), stride_};
-        exec::for_each(space_, {0, count_}, kernel, "lb_vlbm::partial_volume_links");
+        std::visit(
+            [&](auto where) {
+              PartialVolumeLinks<Real, Store, decltype(where.lattice)> kernel{
+                  ctx.fields->get<Real>("link_value").data(), link_.data(), from_.data(), to_.data(),
+                  direction_.data(), mix_.data(), f.data(), where};
+              exec::for_each(space_, {0, count_}, kernel, "lb_vlbm::partial_volume_links");
+            },
+            slots);
       });
     });
     st.scheduler.add(Phase::output, "particle_count", "lb_vlbm", [this](StepContext& ctx) { monitor(ctx); });
@@ -127,10 +136,16 @@ class VlbmIn final : public Vlbm {
   /// generalized streaming conserves where no iolet adds or removes mass.
   void monitor(StepContext& ctx) {
     if (ctx.step % check_every_ != 0) return;
+    const PopulationSlotsOf slots = population_slots(*ctx.fields, *mesh_, ctx.step);
     visit_populations<Real>(*ctx.fields, "f", [&](auto& f) {
       using Store = typename std::remove_cvref_t<decltype(f)>::value_type;
-      CellParticles<Real, Store> kernel{scratch_.data(), ctx.fields->get<Real>("fluid_share").data(), f.data(), stride_};
-      exec::for_each(space_, {0, nodes_}, kernel, "lb_vlbm::cell_particles");
+      std::visit(
+          [&](auto where) {
+            CellParticles<Real, Store, decltype(where.lattice)> kernel{
+                scratch_.data(), ctx.fields->get<Real>("fluid_share").data(), f.data(), where};
+            exec::for_each(space_, {0, nodes_}, kernel, "lb_vlbm::cell_particles");
+          },
+          slots);
     });
     const double total = comm_->sum(exec::sum(space_, scratch_.data(), nodes_));
     csv_.begin(ctx.step, ctx.time);
@@ -140,7 +155,8 @@ class VlbmIn final : public Vlbm {
 
   exec::DeviceArray<std::uint32_t> link_, from_, to_;
   exec::DeviceArray<std::uint8_t> direction_;
-  exec::DeviceArray<Real> keep_, scratch_;
+  exec::DeviceArray<Real> mix_, scratch_;
+  const mesh::SparseMesh* mesh_ = nullptr;
   std::uint32_t count_ = 0, stride_ = 0, nodes_ = 0;
   exec::Space space_ = exec::Space::host;
   std::int64_t check_every_ = 100;
