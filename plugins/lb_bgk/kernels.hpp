@@ -146,30 +146,27 @@ struct CollideStreamInPlace {
     const std::size_t s = stride;
     std::uint32_t src[d3q19::Q];
     const bool may_be_coded = odd ? lattice.sources(n, src) : lattice.coded_links(n, src);
-    // Slot of direction q: row pull_row(q) of node idx[q]; written back with f*_opp(q).
-    std::uint32_t idx[d3q19::Q], pulled = 0;
-    idx[0] = n;
-    HEMO_UNROLL
-    for (int q = 1; q < d3q19::Q; ++q) {
-      const std::uint32_t from = lattice.pull_node(src[q]);
-      const bool from_node = odd && from != mesh::wall_link;
-      pulled |= std::uint32_t(from_node) << q;
-      idx[q] = from_node ? from : n;
-    }
+    // Slot of direction q: row opp(q) of the node it is pulled from (odd steps), else
+    // row q of this node; written back with f*_opp(q). Recomputed from src for the
+    // write-back rather than kept: fewer registers, twice the occupancy.
     auto slot = [&](int q) -> Store* {
-      return f + std::size_t((pulled >> q & 1u) ? d3q19::opposite(q) : q) * s + idx[q];
+      const std::uint32_t from = odd ? lattice.pull_node(src[q]) : mesh::wall_link;
+      const bool pulled = from != mesh::wall_link;
+      return f + std::size_t(pulled ? d3q19::opposite(q) : q) * s + (pulled ? from : n);
     };
     Real h[d3q19::Q];
+    h[0] = Real(f[n]);
     HEMO_UNROLL
-    for (int q = 0; q < d3q19::Q; ++q) h[q] = Real(*slot(q));
+    for (int q = 1; q < d3q19::Q; ++q) h[q] = Real(*slot(q));
     if (may_be_coded) {
       HEMO_UNROLL
       for (int q = 1; q < d3q19::Q; ++q)
         if (mesh::is_coded_link(src[q])) h[q] = phys::bounce_back_link(h[q], link_value[mesh::link_index(src[q])]);
     }
     const phys::NodeState<Real> st = collision(h, body_force(h, acceleration, force, n, s));
+    f[n] = phys::store_population<Store>(h[0], 0, step_seed);
     HEMO_UNROLL
-    for (int q = 0; q < d3q19::Q; ++q) *slot(d3q19::opposite(q)) = phys::store_population<Store>(h[q], q, step_seed);
+    for (int q = 1; q < d3q19::Q; ++q) *slot(d3q19::opposite(q)) = phys::store_population<Store>(h[q], q, step_seed);
     if (write_moments) {
       density[n] = Real(1) + st.drho;
       velocity[n] = st.u.x;
