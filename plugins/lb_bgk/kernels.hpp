@@ -65,21 +65,25 @@ HEMO_HD void pull(Real (&h)[d3q19::Q], const Store* HEMO_RESTRICT in, const View
   h[0] = Real(in[n]);
   HEMO_UNROLL
   for (int q = 1; q < d3q19::Q; ++q) {
-    // Halfway bounce-back reads the node's own opposite population (bounce_back.hpp); a
-    // coded link between two fluid nodes (lb_vlbm) pulls, then adds its value. A row
-    // pointer and a 32-bit index: fewer integer instructions than a 64-bit offset per
+    // Halfway bounce-back reads the node's own opposite population (bounce_back.hpp). A
+    // row pointer and a 32-bit index: fewer integer instructions than a 64-bit offset per
     // load (the brick kernel is close to the instruction-issue limit).
-    const std::uint32_t from = lattice.pull_node(src[q]);
-    const bool from_node = from != mesh::wall_link;
+    const bool from_node = mesh::is_node(src[q]);
     const Store* row = in + std::size_t(from_node ? q : d3q19::opposite(q)) * s;
-    h[q] = Real(row[from_node ? from : n]);
+    h[q] = Real(row[from_node ? src[q] : n]);
   }
   // Coded links add the wall's momentum term (moving walls, iolets); a view that knows
-  // the node has none skips the test.
+  // the node has none skips the test. A coded link between two fluid nodes (lb_vlbm)
+  // pulls from its source node instead of bouncing back (lattice_view.hpp, pull_node):
+  // read here, off the main path, which stays as short as without it.
   if (!may_be_coded) return;
   HEMO_UNROLL
   for (int q = 1; q < d3q19::Q; ++q)
-    if (mesh::is_coded_link(src[q])) h[q] = phys::bounce_back_link(h[q], link_value[mesh::link_index(src[q])]);
+    if (mesh::is_coded_link(src[q])) {
+      const std::uint32_t from = lattice.pull_node(src[q]);
+      if (from != mesh::wall_link) h[q] = Real(in[std::size_t(q) * s + from]);
+      h[q] = phys::bounce_back_link(h[q], link_value[mesh::link_index(src[q])]);
+    }
 }
 
 /// One fused pull step on node n (Rinaldi et al., seeds/003, sec. 3: stream by pulling,
