@@ -151,12 +151,30 @@ struct CollideStreamInPlace {
     std::uint32_t src[d3q19::Q];
     const bool may_be_coded = odd ? lattice.sources(n, src) : lattice.coded_links(n, src);
     // Slot of direction q: row opp(q) of the node it is pulled from (odd steps), else
-    // row q of this node; written back with f*_opp(q). Recomputed from src for the
-    // write-back rather than kept: fewer registers, twice the occupancy.
+    // row q of this node; written back with f*_opp(q). With 32- and 64-bit storage the
+    // slots are recomputed from src for the write-back (88 instead of 102 registers:
+    // 1.26x on an H200 for fp32); with 16-bit storage, whose conversions need registers
+    // of their own, they are kept (recomputing cost 8% with fp16s and half the speed of
+    // e4m11 dithered on bricks; docs/bytes_per_update.md section 9).
+    constexpr bool recompute = sizeof(Store) >= 4;
+    std::uint32_t idx[d3q19::Q], pulled = 0;
+    if constexpr (!recompute) {
+      idx[0] = n;
+      HEMO_UNROLL
+      for (int q = 1; q < d3q19::Q; ++q) {
+        const std::uint32_t from = odd ? lattice.pull_node(src[q]) : mesh::wall_link;
+        pulled |= std::uint32_t(from != mesh::wall_link) << q;
+        idx[q] = from != mesh::wall_link ? from : n;
+      }
+    }
     auto slot = [&](int q) -> Store* {
-      const std::uint32_t from = odd ? lattice.pull_node(src[q]) : mesh::wall_link;
-      const bool pulled = from != mesh::wall_link;
-      return f + std::size_t(pulled ? d3q19::opposite(q) : q) * s + (pulled ? from : n);
+      if constexpr (recompute) {
+        const std::uint32_t from = odd ? lattice.pull_node(src[q]) : mesh::wall_link;
+        const bool from_node = from != mesh::wall_link;
+        return f + std::size_t(from_node ? d3q19::opposite(q) : q) * s + (from_node ? from : n);
+      } else {
+        return f + std::size_t((pulled >> q & 1u) ? d3q19::opposite(q) : q) * s + idx[q];
+      }
     };
     Real h[d3q19::Q];
     h[0] = Real(f[n]);
