@@ -21,7 +21,9 @@ for a 16-bit storage such as FluidX3D's FP16S):
              per fluid node: (2 or 1) Q s / f + (1 + 104 / B^3) / f
   dense      every voxel of the box (FluidX3D's layout): (2 Q s + 1) / q per fluid node,
              q the box's fluid fraction; for scale
-The rule that picks a layout per geometry: the fewest upper-bound bytes per update.
+"fewest (count)": the layout with the fewest upper-bound bytes per update, a projection. The
+solver's `lattice.layout = "auto"` follows measured speed instead (docs/bytes_per_update.md,
+section 9): the brick kernel is limited by instructions, not bytes.
 
   tools/bench/layouts.py --hemoflow build/bin/hemoflow --work /tmp/layouts --docs docs
 (HEMO_DATA_DIR must name the folder holding vascular/ for the patient surfaces; a
@@ -114,7 +116,7 @@ def page(result, bandwidth):
         L += ["", f"## Bytes per fluid-node update, {name} storage", "",
               "brick: every slot of a brick moves its populations (a brick kernel's count); in brackets, with solid "
               "slots masked off and never fetched (the least possible). dense: every voxel of the box, per fluid node.",
-              "", "| geometry | node list | brick 4^3 | brick 8^3 | dense | fewest (rule) |", "|---|---|---|---|---|---|"]
+              "", "| geometry | node list | brick 4^3 | brick 8^3 | dense | fewest (count) |", "|---|---|---|---|---|---|"]
         for g in r["geometries"]:
             c = g["counts"][name]
             best = min(("node list", "brick 4", "brick 8"), key=lambda k: c[k]["update"])
