@@ -58,8 +58,7 @@ HaloExchange::HaloExchange(comm::Communicator& comm, const mesh::SparseMesh& mes
     const int self = int(peers_.size());
     for (int r = 0; r < rows.count; ++r)
       for (std::size_t i = 0; i < h.send.size(); ++i) {
-        std::uint32_t code = mesh.neighbours[std::size_t(rows.row[r] - 1) * mesh.stride + h.send[i]];
-        if (mesh::is_coded_link(code)) code = mesh.links.source[mesh::link_index(code)];  // lb_vlbm: a pull plus a value
+        const std::uint32_t code = mesh.pulls_from(rows.row[r], h.send[i]);
         keep[std::size_t(r) * h.send.size() + i] =
             mesh::is_node(code) && code >= mesh.num_nodes && peer_of[code - mesh.num_nodes] == self;
       }

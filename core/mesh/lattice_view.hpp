@@ -32,15 +32,19 @@ HEMO_HD int bit_count(std::uint32_t v) {
 #endif
 }
 
+/// The node a pull code reads from: the node itself, the source node of a coded link
+/// between two fluid nodes (link_source, null where there are none), or wall_link.
+HEMO_HD std::uint32_t pull_node(std::uint32_t code, const std::uint32_t* HEMO_RESTRICT link_source) {
+  return is_node(code) ? code : (link_source && is_coded_link(code) ? link_source[link_index(code)] : wall_link);
+}
+
 /// The node list: one row of 18 codes per node (link_codes.hpp), read as stored.
 struct NodeListView {
   const std::uint32_t* HEMO_RESTRICT neighbours;  // 18 rows of `stride`
   std::uint32_t stride;
   const std::uint32_t* HEMO_RESTRICT link_source = nullptr;  // per coded link; null: none between fluid nodes
 
-  HEMO_HD std::uint32_t pull_node(std::uint32_t code) const {
-    return is_node(code) ? code : (link_source && is_coded_link(code) ? link_source[link_index(code)] : wall_link);
-  }
+  HEMO_HD std::uint32_t pull_node(std::uint32_t code) const { return mesh::pull_node(code, link_source); }
 
   HEMO_HD bool is_fluid(std::uint32_t) const { return true; }
   HEMO_HD bool sources(std::uint32_t n, std::uint32_t (&src)[phys::d3q19::Q]) const {
@@ -86,9 +90,7 @@ struct BrickView {
   const std::uint32_t* HEMO_RESTRICT link_first;   // per brick: index of its first coded link
   const std::uint32_t* HEMO_RESTRICT link_source = nullptr;  // per coded link; null: none between fluid nodes
 
-  HEMO_HD std::uint32_t pull_node(std::uint32_t code) const {
-    return is_node(code) ? code : (link_source && is_coded_link(code) ? link_source[link_index(code)] : wall_link);
-  }
+  HEMO_HD std::uint32_t pull_node(std::uint32_t code) const { return mesh::pull_node(code, link_source); }
 
   HEMO_HD bool is_fluid(std::uint32_t n) const { return fluid_mask[n >> 6] >> (n & 63u) & 1u; }
 

@@ -134,6 +134,13 @@ class SparseMesh {
   BoundaryLinks links;
   std::uint64_t wall_links = 0;             // links encoded as plain wall_link
 
+  /// The node that node n pulls direction q (1..18) from, a plain pull or a coded link
+  /// between two fluid nodes (lb_vlbm's pull plus a value), or wall_link; from the host's
+  /// table, for owned nodes.
+  std::uint32_t pulls_from(int q, std::uint32_t n) const {
+    const std::uint32_t code = neighbours[std::size_t(q - 1) * stride + n];
+    return is_coded_link(code) ? links.source[link_index(code)] : code;
+  }
   /// False only for a brick's holes.
   bool is_fluid(std::uint32_t node) const {
     return layout == Layout::nodes || (fluid_mask[node >> 6] >> (node & 63u) & 1u);

@@ -10,21 +10,12 @@ namespace hemo {
 namespace {
 namespace d3q19 = phys::d3q19;
 
-std::size_t element_size(const FieldBase& f) {
-  return f.bytes() / (std::size_t(f.components()) * f.stride());
-}
-
-/// The node that node n pulls direction q from (a plain pull, or a coded link between two
-/// fluid nodes: lb_vlbm's pull plus a value), or wall_link, from the host's table.
-std::uint32_t pull_code(const mesh::SparseMesh& m, int q, std::uint32_t n) {
-  if (q == 0) return n;
-  const std::uint32_t code = m.neighbours[std::size_t(q - 1) * m.stride + n];
-  return mesh::is_coded_link(code) ? m.links.source[mesh::link_index(code)] : code;
-}
+/// SparseMesh::pulls_from, with direction 0 "pulled" from the node itself.
+std::uint32_t pull_code(const mesh::SparseMesh& m, int q, std::uint32_t n) { return q == 0 ? n : m.pulls_from(q, n); }
 }  // namespace
 
 std::vector<unsigned char> post_collision_row(const mesh::SparseMesh& m, const FieldBase& f, int q, std::int64_t after_step) {
-  const std::size_t e = element_size(f), nodes = m.num_nodes;
+  const std::size_t e = f.element_bytes(), nodes = m.num_nodes;
   if (!f.in_place()) return f.component_bytes(q);
   const int o = d3q19::opposite(q);
   std::vector<unsigned char> own = f.row_bytes(o);
@@ -44,7 +35,7 @@ std::vector<unsigned char> post_collision_row(const mesh::SparseMesh& m, const F
 
 void post_collision_to_in_place(const mesh::SparseMesh& m, FieldBase& f, std::int64_t after_step) {
   if (!f.in_place()) return;
-  const std::size_t e = element_size(f), stride = f.stride();
+  const std::size_t e = f.element_bytes(), stride = f.stride();
   std::vector<std::vector<unsigned char>> canonical(std::size_t(d3q19::Q));
   for (int q = 0; q < d3q19::Q; ++q) canonical[std::size_t(q)] = f.row_bytes(q);
   std::vector<std::vector<unsigned char>> rows(std::size_t(d3q19::Q), std::vector<unsigned char>(stride * e, 0));
