@@ -26,9 +26,9 @@ std::vector<double> Field<T>::component_to_host(int c) const {
 }
 
 template <class T>
-std::vector<unsigned char> Field<T>::component_bytes(int c) const {
+std::vector<unsigned char> Field<T>::bytes_out(int c, std::size_t entries) const {
   if (c < 0 || c >= components()) throw std::out_of_range("field '" + name() + "': no component " + std::to_string(c));
-  std::vector<unsigned char> raw(count() * sizeof(T));
+  std::vector<unsigned char> raw(entries * sizeof(T));
   if (raw.empty()) return raw;
   if (data_.space() == exec::Space::host) std::memcpy(raw.data(), component(c), raw.size());
   else exec::cuda::copy_to_host(raw.data(), component(c), raw.size());
@@ -36,31 +36,11 @@ std::vector<unsigned char> Field<T>::component_bytes(int c) const {
 }
 
 template <class T>
-void Field<T>::set_component_bytes(int c, std::span<const unsigned char> bytes) {
+void Field<T>::bytes_in(int c, std::span<const unsigned char> bytes, std::size_t entries) {
   if (c < 0 || c >= components()) throw std::out_of_range("field '" + name() + "': no component " + std::to_string(c));
-  if (bytes.size() != count() * sizeof(T))
+  if (bytes.size() != entries * sizeof(T))
     throw std::length_error("field '" + name() + "': " + std::to_string(bytes.size()) + " bytes for component " +
-                            std::to_string(c) + ", expected " + std::to_string(count() * sizeof(T)));
-  if (bytes.empty()) return;
-  if (data_.space() == exec::Space::host) std::memcpy(component(c), bytes.data(), bytes.size());
-  else exec::cuda::copy_to_device(component(c), bytes.data(), bytes.size());
-}
-
-template <class T>
-std::vector<unsigned char> Field<T>::row_bytes(int c) const {
-  if (c < 0 || c >= components()) throw std::out_of_range("field '" + name() + "': no component " + std::to_string(c));
-  std::vector<unsigned char> raw(std::size_t(stride()) * sizeof(T));
-  if (raw.empty()) return raw;
-  if (data_.space() == exec::Space::host) std::memcpy(raw.data(), component(c), raw.size());
-  else exec::cuda::copy_to_host(raw.data(), component(c), raw.size());
-  return raw;
-}
-
-template <class T>
-void Field<T>::set_row_bytes(int c, std::span<const unsigned char> bytes) {
-  if (c < 0 || c >= components()) throw std::out_of_range("field '" + name() + "': no component " + std::to_string(c));
-  if (bytes.size() != std::size_t(stride()) * sizeof(T))
-    throw std::length_error("field '" + name() + "': " + std::to_string(bytes.size()) + " bytes for row " + std::to_string(c));
+                            std::to_string(c) + ", expected " + std::to_string(entries * sizeof(T)));
   if (bytes.empty()) return;
   if (data_.space() == exec::Space::host) std::memcpy(component(c), bytes.data(), bytes.size());
   else exec::cuda::copy_to_device(component(c), bytes.data(), bytes.size());

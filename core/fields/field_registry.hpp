@@ -37,6 +37,8 @@ class FieldBase {
   Quantity quantity() const { return quantity_; }
   virtual const char* type_name() const = 0;
   virtual std::size_t bytes() const = 0;
+  /// Bytes of one stored value.
+  virtual std::size_t element_bytes() const = 0;
   /// Copies component c (count() values) to the host as doubles (for output and tests).
   virtual std::vector<double> component_to_host(int c) const = 0;
   /// The bytes of component c as stored (for checksums of the exact state).
@@ -94,15 +96,19 @@ class Field final : public FieldBase {
   const char* type_name() const override;
   std::size_t bytes() const override { return data_.bytes(); }
   std::vector<double> component_to_host(int c) const override;
-  std::vector<unsigned char> component_bytes(int c) const override;
-  void set_component_bytes(int c, std::span<const unsigned char> bytes) override;
-  std::vector<unsigned char> row_bytes(int c) const override;
-  void set_row_bytes(int c, std::span<const unsigned char> bytes) override;
+  std::size_t element_bytes() const override { return sizeof(T); }
+  std::vector<unsigned char> component_bytes(int c) const override { return bytes_out(c, count()); }
+  void set_component_bytes(int c, std::span<const unsigned char> bytes) override { bytes_in(c, bytes, count()); }
+  std::vector<unsigned char> row_bytes(int c) const override { return bytes_out(c, stride()); }
+  void set_row_bytes(int c, std::span<const unsigned char> bytes) override { bytes_in(c, bytes, stride()); }
   double sum(int c) const override;
   std::int64_t first_non_finite(int c) const override;
   void swap_storage(Field& other) { data_.swap(other.data_); }
 
  private:
+  /// The first `entries` values of component c as stored, and their inverse.
+  std::vector<unsigned char> bytes_out(int c, std::size_t entries) const;
+  void bytes_in(int c, std::span<const unsigned char> bytes, std::size_t entries);
   exec::DeviceArray<T> data_;
 };
 
@@ -195,6 +201,17 @@ void visit_populations(FieldRegistry& fields, const std::string& name, Visit&& v
     if (auto* p = dynamic_cast<Field<phys::E4m11s>*>(&f)) return visit(*p);
   }
   visit(fields.get<Real>(name));
+}
+
+/// Calls visit(field) with `f` typed as populations are stored: float, double or a 16-bit
+/// storage (physics/storage16.hpp); a field of another type is a logic error.
+template <class Visit>
+void visit_stored(FieldBase& f, Visit&& visit) {
+  if (auto* p = dynamic_cast<Field<float>*>(&f)) return visit(*p);
+  if (auto* p = dynamic_cast<Field<double>*>(&f)) return visit(*p);
+  if (auto* p = dynamic_cast<Field<phys::Fp16s>*>(&f)) return visit(*p);
+  if (auto* p = dynamic_cast<Field<phys::E4m11s>*>(&f)) return visit(*p);
+  throw std::logic_error("field '" + f.name() + "' of type " + f.type_name() + " does not hold populations");
 }
 
 extern template class Field<float>;

@@ -48,7 +48,7 @@ std::uint64_t Simulation::population_checksum() const {
   if (mesh_.num_fluid() > 0) {
     std::vector<std::uint64_t> voxel(mesh_.num_fluid());
     for (std::uint32_t i = 0; i < mesh_.num_fluid(); ++i) voxel[i] = mesh_.voxel_index(mesh_.fluid_node(i));
-    const std::size_t element = f.bytes() / (std::size_t(f.components()) * f.stride());
+    const std::size_t element = f.element_bytes();
     for (int c = 0; c < f.components(); ++c) {
       const std::vector<unsigned char> bytes = mesh_.compact(post_collision_row(mesh_, f, c, summary_.steps), element);
       h += keyed_checksum(bytes, bytes.size() / voxel.size(), c, voxel);
