@@ -1,9 +1,8 @@
 #include "core/fields/population_rows.hpp"
 
-#include <stdexcept>
+#include <type_traits>
 #include <variant>
 
-#include "core/common/text.hpp"
 #include "core/exec/device_array.hpp"
 #include "core/exec/for_each.hpp"
 #include "core/exec/launch_host.hpp"
@@ -13,28 +12,29 @@
 
 namespace hemo {
 
-namespace {
-template <class Store>
-double gathered_sum(FieldRegistry& fields, const Field<Store>& f, const mesh::SparseMesh& mesh, int q, std::int64_t after_step) {
-  exec::DeviceArray<Store> scratch(fields.space(), f.count());
-  std::visit(
-      [&](auto slots) {
-        GatherPostCollision<Store, decltype(slots.lattice)> k{scratch.data(), f.data(), slots, q};
-        exec::for_each(fields.space(), {0, f.count()}, k, "fields::gather_post_collision");
-      },
-      population_slots(fields, mesh, after_step));
-  return exec::sum(fields.space(), scratch.data(), f.count());
-}
-}  // namespace
-
-double post_collision_sum(FieldRegistry& fields, const mesh::SparseMesh& mesh, int q, std::int64_t after_step) {
-  FieldBase& f = fields.lookup("f");
-  if (!f.in_place()) return f.sum(q);
-  if (auto* p = dynamic_cast<Field<float>*>(&f)) return gathered_sum(fields, *p, mesh, q, after_step);
-  if (auto* p = dynamic_cast<Field<double>*>(&f)) return gathered_sum(fields, *p, mesh, q, after_step);
-  if (auto* p = dynamic_cast<Field<phys::Fp16s>*>(&f)) return gathered_sum(fields, *p, mesh, q, after_step);
-  if (auto* p = dynamic_cast<Field<phys::E4m11s>*>(&f)) return gathered_sum(fields, *p, mesh, q, after_step);
-  throw std::logic_error(str("post_collision_sum: populations of type ", f.type_name()));
+std::array<double, phys::d3q19::Q> post_collision_sums(FieldRegistry& fields, const mesh::SparseMesh& mesh,
+                                                      std::int64_t after_step) {
+  std::array<double, phys::d3q19::Q> sums{};
+  FieldBase& populations = fields.lookup("f");
+  if (!populations.in_place()) {
+    for (int q = 0; q < phys::d3q19::Q; ++q) sums[std::size_t(q)] = populations.sum(q);
+    return sums;
+  }
+  const PopulationSlotsOf where = population_slots(fields, mesh, after_step);
+  visit_stored(populations, [&](auto& f) {
+    using Store = typename std::remove_cvref_t<decltype(f)>::value_type;
+    exec::DeviceArray<Store> scratch(fields.space(), f.count());  // one row, reused for every q
+    for (int q = 0; q < phys::d3q19::Q; ++q) {
+      std::visit(
+          [&](auto slots) {
+            GatherPostCollision<Store, decltype(slots.lattice)> k{scratch.data(), f.data(), slots, q};
+            exec::for_each(fields.space(), {0, f.count()}, k, "fields::gather_post_collision");
+          },
+          where);
+      sums[std::size_t(q)] = exec::sum(fields.space(), scratch.data(), f.count());
+    }
+  });
+  return sums;
 }
 
 }  // namespace hemo

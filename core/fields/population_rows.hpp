@@ -4,11 +4,13 @@
 // in place, the post-collision populations are first gathered into node order
 // (core/mesh/population_slots.hpp), so the sum adds the same values in the same order:
 // bitwise the two-array sum.
+#include <array>
 #include <cstdint>
 
 #include "core/fields/field_registry.hpp"
 #include "core/mesh/population_slots.hpp"
 #include "core/mesh/sparse_mesh.hpp"
+#include "physics/d3q19.hpp"
 
 namespace hemo {
 
@@ -22,7 +24,9 @@ struct GatherPostCollision {
   HEMO_HD void operator()(std::uint32_t n) const { out[n] = slots.lattice.is_fluid(n) ? f[slots.post_collision(q, n)] : Store(); }
 };
 
-/// The sum of f*_q over this rank's nodes after `after_step` (deterministic, exec::sum).
-double post_collision_sum(FieldRegistry& fields, const mesh::SparseMesh& mesh, int q, std::int64_t after_step);
+/// The sums of f*_q over this rank's nodes after `after_step`, q = 0..18 (deterministic,
+/// exec::sum).
+std::array<double, phys::d3q19::Q> post_collision_sums(FieldRegistry& fields, const mesh::SparseMesh& mesh,
+                                                      std::int64_t after_step);
 
 }  // namespace hemo

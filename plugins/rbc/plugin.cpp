@@ -959,8 +959,9 @@ class Cells {
         for (int a = 0; a < 3; ++a) sums[std::size_t(1 + a)] += double(host_model_.body.mass) * double(vel[a][c]);
         sums[7] += std::sqrt(double(vel[0][c]) * vel[0][c] + double(vel[1][c]) * vel[1][c] + double(vel[2][c]) * vel[2][c]);
       }
+      const auto population_sums = post_collision_sums(fields, *mesh_, ctx.step);  // either streaming scheme
       for (int q = 1; q < phys::d3q19::Q; ++q) {
-        const double s = post_collision_sum(fields, *mesh_, q, ctx.step);  // either streaming scheme
+        const double s = population_sums[std::size_t(q)];
         sums[4] += phys::d3q19::cx(q) * s, sums[5] += phys::d3q19::cy(q) * s, sums[6] += phys::d3q19::cz(q) * s;
       }
       comm_->sum(std::span<double>(sums));
