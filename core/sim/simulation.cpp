@@ -283,21 +283,25 @@ mesh::Layout Simulation::choose_layout() {
   if (!why && comm_->size() > 1 && config_.integer("partition.brick") % mesh::brick_edge) why = "partition.brick";
   if (!why) {
     // The fill: fluid voxels / (64 x bricks holding fluid), this rank's owned voxels (each
-    // 4^3 brick has one owner), summed over the ranks.
-    std::vector<std::uint64_t> bricks_seen;
-    std::uint64_t fluid = 0;
+    // 4^3 brick has one owner), summed over the ranks; brick by brick over the window.
+    std::uint64_t fluid = 0, bricks = 0;
     const auto& w = voxels_.window;
-    const std::uint64_t bx = std::uint64_t(voxels_.dims[0] + 3) / 4, by = std::uint64_t(voxels_.dims[1] + 3) / 4;
-    for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k)
-      for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
-        for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i) {
-          if (!voxels_.fluid[std::size_t(voxels_.index(i, j, k))]) continue;
-          if (comm_->size() > 1 && brick_owner_[std::size_t(bricks_.brick_of_voxel(i, j, k))] != comm_->rank()) continue;
-          ++fluid;
-          bricks_seen.push_back(std::uint64_t(i / 4) + bx * (std::uint64_t(j / 4) + by * std::uint64_t(k / 4)));
+    const int e = mesh::brick_edge;
+    for (int bk = w.lo[2] / e; bk * e < w.lo[2] + w.extent[2]; ++bk)
+      for (int bj = w.lo[1] / e; bj * e < w.lo[1] + w.extent[1]; ++bj)
+        for (int bi = w.lo[0] / e; bi * e < w.lo[0] + w.extent[0]; ++bi) {
+          std::uint64_t in_brick = 0;
+          for (int k = bk * e; k < (bk + 1) * e; ++k)
+            for (int j = bj * e; j < (bj + 1) * e; ++j)
+              for (int i = bi * e; i < (bi + 1) * e; ++i) {
+                if (!w.contains(i, j, k) || !voxels_.fluid[std::size_t(voxels_.index(i, j, k))]) continue;
+                if (comm_->size() > 1 && brick_owner_[std::size_t(bricks_.brick_of_voxel(i, j, k))] != comm_->rank()) continue;
+                ++in_brick;
+              }
+          fluid += in_brick;
+          bricks += in_brick > 0;
         }
-    std::sort(bricks_seen.begin(), bricks_seen.end());
-    std::vector<std::uint64_t> counts{fluid, std::uint64_t(std::unique(bricks_seen.begin(), bricks_seen.end()) - bricks_seen.begin())};
+    std::vector<std::uint64_t> counts{fluid, bricks};
     comm_->sum(counts);
     fill = counts[1] ? double(counts[0]) / double(64 * counts[1]) : 0.0;
     if (fill < 0.95) why = "a fill below 0.95";
@@ -432,13 +436,7 @@ void Simulation::restore_restart() {
   for (const FieldBase* f : fields_->list()) {
     if (!f->restart_state() || f->count() != mesh_.num_nodes) continue;
     FieldBase& field = fields_->lookup(f->name());
-    auto exchange = [&] {
-      if (auto* f32 = dynamic_cast<Field<float>*>(&field)) halo_->exchange(*f32);
-      else if (auto* f64 = dynamic_cast<Field<double>*>(&field)) halo_->exchange(*f64);
-      else if (auto* h = dynamic_cast<Field<phys::Fp16s>*>(&field)) halo_->exchange(*h);
-      else if (auto* e = dynamic_cast<Field<phys::E4m11s>*>(&field)) halo_->exchange(*e);
-      else throw std::logic_error("restart: halo exchange of a state field '" + f->name() + "' of type " + f->type_name());
-    };
+    auto exchange = [&] { visit_stored(field, [&](auto& typed) { halo_->exchange(typed); }); };
     exchange();
     if (field.in_place()) {
       post_collision_to_in_place(mesh_, field, first_step_);
