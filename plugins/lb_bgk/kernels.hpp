@@ -16,6 +16,16 @@ namespace d3q19 = phys::d3q19;
 // 16-bit format (physics/storage16.hpp) read as Real(x) and written by store_population
 // (nearest-even, or dithered with a per-step seed), so every kernel serves every storage.
 
+/// Density and velocity of node n from the collision's moments.
+template <class Real>
+HEMO_HD void store_moments(const phys::NodeState<Real>& st, std::uint32_t n, std::size_t s, Real* HEMO_RESTRICT density,
+                           Real* HEMO_RESTRICT velocity) {
+  density[n] = Real(1) + st.drho;
+  velocity[n] = st.u.x;
+  velocity[s + n] = st.u.y;
+  velocity[2 * s + n] = st.u.z;
+}
+
 /// The node-local half of an update, shared by every layout: relax the gathered
 /// populations h (with the Guo force F) by the collision operator (physics/collision.hpp)
 /// and store them, and the moments when asked. step_seed: 0 for nearest rounding into a
@@ -27,12 +37,7 @@ HEMO_HD void relax_and_store(Real (&h)[d3q19::Q], const Collision& collide, cons
   const phys::NodeState<Real> st = collide(h, F);
   HEMO_UNROLL
   for (int q = 0; q < d3q19::Q; ++q) out[std::size_t(q) * s + n] = phys::store_population<Store>(h[q], q, step_seed);
-  if (write_moments) {
-    density[n] = Real(1) + st.drho;
-    velocity[n] = st.u.x;
-    velocity[s + n] = st.u.y;
-    velocity[2 * s + n] = st.u.z;
-  }
+  if (write_moments) store_moments(st, n, s, density, velocity);
 }
 
 /// The force density at node n (Guo's term): rho g from the uniform acceleration, plus the
@@ -189,12 +194,7 @@ struct CollideStreamInPlace {
     f[n] = phys::store_population<Store>(h[0], 0, step_seed);
     HEMO_UNROLL
     for (int q = 1; q < d3q19::Q; ++q) *slot(d3q19::opposite(q)) = phys::store_population<Store>(h[q], q, step_seed);
-    if (write_moments) {
-      density[n] = Real(1) + st.drho;
-      velocity[n] = st.u.x;
-      velocity[s + n] = st.u.y;
-      velocity[2 * s + n] = st.u.z;
-    }
+    if (write_moments) store_moments(st, n, s, density, velocity);
   }
 };
 

@@ -1,5 +1,7 @@
 #pragma once
-// BRICK prototype for issue 16 (docs/bytes_per_update.md, section 4): the same D3Q19
+// BRICK prototype for issue 16 (docs/bytes_per_update.md, section 4; the solver has had
+// the brick layout since 2026-11-26, lattice.layout, and this prototype now addresses its
+// bricks through the solver's BrickView; docs/bricks.md's numbers are from before): the same D3Q19
 // update as lb_bgk (pull, collision operator, Guo force, 16-bit storage), on a brick-sparse
 // layout, to measure what the layout gives before the mesh and every plugin move to it.
 //   - The box is cut into bricks of 4^3 voxels; only bricks with fluid are stored, each as
@@ -13,6 +15,7 @@
 // and the table (8 + 108 B shared by the brick's fluid slots): no per-node index at all.
 #include <cstdint>
 
+#include "core/mesh/lattice_view.hpp"
 #include "physics/collision.hpp"
 #include "plugins/lb_bgk/kernels.hpp"
 
@@ -20,25 +23,14 @@ namespace hemo::bench {
 
 namespace d3q19 = phys::d3q19;
 
-inline constexpr std::uint32_t no_brick = 0xffffffffu;
+using mesh::no_brick;
 
-/// Where the population of direction q at slot (x, y, z) of brick b comes from (pull, sign
-/// = -1: the node at x - c_q) or goes to (sign = +1: x + c_q): that node's id, or no_brick
-/// where it is solid or its brick is not stored.
-template <int Sign>
-HEMO_HD std::uint32_t brick_neighbour(int q, int x, int y, int z, std::uint32_t b,
-                                      const std::uint64_t* HEMO_RESTRICT fluid_mask,
-                                      const std::uint32_t* HEMO_RESTRICT brick_table) {
-  const int sx = x + Sign * d3q19::cx(q), sy = y + Sign * d3q19::cy(q), sz = z + Sign * d3q19::cz(q);
-  const int ox = (sx >> 2) + 1, oy = (sy >> 2) + 1, oz = (sz >> 2) + 1;  // 0, 1 or 2 (>> floors)
-  // Unconditional loads (entry 13 of the table is the brick itself; a missing brick reads
-  // the own mask and clears it): a conditional load is a branch, and the lanes of a warp
-  // (one brick's slots) take it differently at the brick's faces.
-  const std::uint32_t nb = brick_table[std::size_t(b) * 27 + std::uint32_t(ox + 3 * oy + 9 * oz)];
-  const bool stored = nb != no_brick;
-  const std::uint64_t mask = fluid_mask[stored ? nb : b] & (stored ? ~std::uint64_t(0) : std::uint64_t(0));
-  const std::uint32_t slot = std::uint32_t((sx & 3) + 4 * (sy & 3) + 16 * (sz & 3));
-  return (mask >> slot & 1u) ? nb * 64u + slot : no_brick;
+/// The solver's brick addressing (core/mesh/lattice_view.hpp, BrickView) on the
+/// prototype's table and masks: the node at x - c_q of slot n, or no_brick where that
+/// voxel is not fluid or its brick not stored. No coded links here.
+HEMO_HD std::uint32_t upstream_of(int q, std::uint32_t n, const std::uint64_t* fluid_mask, const std::uint32_t* brick_table) {
+  const mesh::BrickView view{brick_table, fluid_mask, nullptr, nullptr, nullptr};
+  return view.neighbour<-1>(q, mesh::BrickView::slot_of(n));
 }
 
 template <class Real, class Store = Real>
@@ -58,12 +50,11 @@ struct BrickCollideStream {
     const std::uint32_t b = n >> 6, s = n & 63u;
     const std::uint64_t own = fluid_mask[b];
     if (!(own >> s & 1u)) return;
-    const int x = int(s & 3u), y = int(s >> 2 & 3u), z = int(s >> 4);
     // The 18 source slots first (table and masks come from cache: every slot of the brick
     // reads the same ones), then 19 branch-free population loads, as in lb_bgk's pull.
     std::uint32_t src[d3q19::Q];
     HEMO_UNROLL
-    for (int q = 1; q < d3q19::Q; ++q) src[q] = brick_neighbour<-1>(q, x, y, z, b, fluid_mask, brick_table);
+    for (int q = 1; q < d3q19::Q; ++q) src[q] = upstream_of(q, n, fluid_mask, brick_table);
     Real h[d3q19::Q];
     const std::size_t st = stride;
     h[0] = Real(f_in[n]);
@@ -105,7 +96,6 @@ struct BrickCollideStreamAA {
     const std::uint32_t b = n >> 6, s = n & 63u;
     const std::uint64_t own = fluid_mask[b];
     if (!(own >> s & 1u)) return;
-    const int x = int(s & 3u), y = int(s >> 2 & 3u), z = int(s >> 4);
     const std::size_t st = stride;
     // at[q]: where this step reads the population arriving in direction q, which is also
     // where it writes the post-collision population of direction opp(q).
@@ -116,7 +106,7 @@ struct BrickCollideStreamAA {
       if (!odd) {
         at[q] = std::size_t(q) * st + n;
       } else {
-        const std::uint32_t src = brick_neighbour<-1>(q, x, y, z, b, fluid_mask, brick_table);
+        const std::uint32_t src = upstream_of(q, n, fluid_mask, brick_table);
         at[q] = src != no_brick ? std::size_t(d3q19::opposite(q)) * st + src : std::size_t(q) * st + n;
       }
     }
@@ -131,12 +121,7 @@ struct BrickCollideStreamAA {
     // steps, slot q of x + c_q (or, against a wall, slot opp(q) of n: bounce-back).
     HEMO_UNROLL
     for (int q = 0; q < d3q19::Q; ++q) f[at[d3q19::opposite(q)]] = Store(h[q]);
-    if (write_moments) {
-      density[n] = Real(1) + state.drho;
-      velocity[n] = state.u.x;
-      velocity[st + n] = state.u.y;
-      velocity[2 * st + n] = state.u.z;
-    }
+    if (write_moments) lb_bgk::store_moments(state, n, st, density, velocity);
   }
 };
 
