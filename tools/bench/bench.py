@@ -418,6 +418,19 @@ def findings(gpu, ncu, fx, storage):
     return L
 
 
+def scaling_section(docs):
+    """The "Several GPUs" section: the summary of docs/scaling.json (tools/bench/scaling.py,
+    which also writes this section when it measures), else where to find it."""
+    path = os.path.join(docs, "scaling.json")
+    if os.path.exists(path):
+        from scaling import summary_lines
+        with open(path) as f:
+            return summary_lines(json.load(f))
+    return ["Strong and weak scaling on several GPUs (one MPI rank per GPU), with the share of the step time spent "
+            "waiting on the halo exchange, are measured by `tools/bench/scaling.py` and written to "
+            "[scaling.md](scaling.md) (numbers in `docs/scaling.json`)."]
+
+
 def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu, fx):
     collisions = [r for r in records if r.get("study") == "collision"]
     storage = [r for r in records if r.get("study") == "storage"]
@@ -488,10 +501,7 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu, fx):
           "[bytes_per_update.md](bytes_per_update.md). The 16-bit storage is built; its speed and memory are in "
           "\"Population storage\" above when this run measured it, and alone in "
           "[performance-storage.md](performance-storage.md) (`tools/bench/bench.py --only-storage`).", ""]
-    L += ["## Several GPUs", "",
-          "Strong and weak scaling on several GPUs (one MPI rank per GPU), with the share of the step time spent "
-          "waiting on the halo exchange, are measured by `tools/bench/scaling.py` and written to "
-          "[scaling.md](scaling.md) (numbers in `docs/scaling.json`).", "",
+    L += ["## Several GPUs", ""] + scaling_section(a.docs) + ["",
           "## Reproduce", "",
           "On a machine with the GPU (or, without one, `--backend cpu`):", "",
           "```sh", "tools/build                  # Release, CUDA for sm_90", "tools/bench/run              # this page and docs/performance.json",

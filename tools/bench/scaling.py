@@ -1,47 +1,89 @@
 #!/usr/bin/env python3
-"""Multi-GPU scaling of hemoflow (issue 11, must-have 6): writes docs/scaling.md and
-docs/scaling.json.
+"""Scaling of hemoflow over several GPUs, one MPI rank per GPU (issues 11 and 14): writes
+docs/scaling.md, docs/scaling.json and docs/img/scaling_efficiency.png.
 
-On a machine with N >= 2 GPUs and an MPI launcher, one rank per GPU (hemoflow picks the
-device from the node-local rank):
-  * same answer: a small pipe (walls, velocity and pressure iolets) on 1 and on N GPUs,
-    population checksums compared (they must be equal: bitwise); and the same run
-    checkpointed half-way on N GPUs and restarted on one (--restart): equal checksum;
-  * strong scaling: the dense box 256^3 (16.8 M nodes), the box N x 256^3 (16.8 M nodes
-    per GPU on N GPUs) and the vessel tree (cases/bench/) on 1 and N GPUs;
-  * weak scaling: the box with 256^3 nodes per GPU (the box N times longer on N GPUs);
-  * the share of the run's time each rank waits on the halo with nothing left to
-    compute (summary.json's rank_reports: halo_wait_seconds over wall_seconds).
-Bytes per update as in tools/bench/bench.py (SPARSE: 38 values + 18 indices of 4 B);
-the fraction is of the device-to-device copy bandwidth measured by hemo_membw.
+On a machine with G GPUs and an MPI launcher (hemoflow picks the device from the
+node-local rank), over the GPU counts 1, 2, 4, ... up to G (--counts to choose):
+  * same answer: a small pipe (walls, velocity and pressure iolets) on 1 and on G GPUs,
+    population checksums compared (bitwise); and the same run checkpointed half-way on
+    G GPUs and restarted on one (--restart): equal checksum;
+  * strong scaling, fluid: the vessel tree of cases/bench/ at a spacing that gives
+    >= 10^8 fluid nodes (--tree-dx);
+  * weak scaling, fluid: the box with --weak-edge^3 nodes per GPU (320^3 = 32.8 M),
+    the box N times longer on N GPUs;
+  * strong scaling with red blood cells (--cells): the periodic tube of
+    tools/bench/rbc.py at MUPHY's spacing 2.5 um and haematocrit 0.45, "muphy" (radius
+    100 um, 3 mm: 6.0 x 10^6 fluid nodes, 5.1 x 10^5 cells, the paper's benchmark size)
+    and "8x" (radius 200 um, 6 mm: 8 times the nodes and cells).
+Per run: time per step by group of actions on the slowest rank (summary.json
+rank_reports), the exposed halo wait share, the partition imbalance, the bytes the halo
+exchange moves per step (all ranks), MLUPS and the parallel efficiency (strong:
+t_1 / (N t_N); weak: MLUPS_N / (N MLUPS_1)), against the targets of issue 14.
+Bytes per update as tools/bench/bench.py counts them (node list or bricks, the layout
+the run chose); the bandwidth fraction is of the copy bandwidth of all GPUs used.
 
-Each timed run is repeated --repeat times (default 3); the table gives the median MLUPS
-and the range, and efficiencies are of the medians.
+With --backend cpu and --small, the same script runs tiny cases on the CPU with
+`--oversubscribe` ranks: it proves that every path works for 4 and 8 ranks (timings
+meaningless; nothing is written to docs unless --docs is given).
 
-usage: scaling.py --build DIR --mpiexec orterun [--gpus 2] [--steps 1000] [--repeat 3] [--docs docs]
+usage: scaling.py --build DIR --mpiexec orterun --gpus 4 [--steps 500] [--repeat 1] [--docs docs]
+       scaling.py --report docs/scaling.json        (rewrite the page and plot only)
 """
 import argparse
+import csv
 import datetime
 import json
 import os
 import subprocess
 import sys
+import time
 
-from benchlib import ROOT, commit, sparse_bytes, write_json, write_page
+from benchlib import ROOT, brick_bytes, commit, sparse_bytes, write_json, write_page
+
+# Issue 14's targets: (kind, case group, GPU count) -> least efficiency.
+TARGETS = [("strong", "fluid", 4, 0.90, "strong scaling of the fluid tree at 4 GPUs"),
+           ("strong", "fluid", 8, 0.80, "strong scaling of the fluid tree at 8 GPUs"),
+           ("weak", "fluid", 8, 0.90, "weak scaling at 8 GPUs"),
+           ("strong", "cells", 4, 0.84, "with cells, above MUPHY's 84% (seed 004)"),
+           ("strong", "cells", 8, 0.84, "with cells, above MUPHY's 84% (seed 004)")]
+
+# Actions grouped for the time per step (summary.json action names, in step order).
+FLUID_GROUPS = {
+    "interior": ["lb_bgk.collide_stream"],
+    "edge": ["lb_bgk.collide_stream_edge"],
+    "halo send": ["lb_bgk.halo_send"],
+    "halo receive": ["lb_bgk.halo_receive"],
+    "boundaries": ["boundaries.iolets", "boundaries.moving_walls"],
+    "swap": ["lb_bgk.swap_populations"],
+}
+CELL_GROUPS = {  # as tools/bench/rbc.py's scaling page
+    "migration": ["rbc.cells_to_tiles"],
+    "frontier": ["rbc.frontier_gather", "rbc.frontier_post", "rbc.frontier_wait", "rbc.ghost_records",
+                 "rbc.ghost_insert"],
+    "forces": ["rbc.cell_forces_internal", "rbc.cell_forces"],
+    "coupling": ["lb_bgk.streamed_velocity", "rbc.cell_kick", "rbc.spread_drag"],
+    "drift": ["rbc.cell_drift"],
+    "LB": ["lb_bgk.collide_stream", "lb_bgk.collide_stream_edge", "lb_bgk.halo_send", "lb_bgk.halo_receive"],
+}
+
+
+def launch(a, ranks):
+    return [a.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks)] if ranks > 1 else []
 
 
 def run(a, ranks, case, out, steps, extra=()):
-    cmd = [os.path.join(a.build, "bin", "hemoflow"), "run", os.path.join(ROOT, case), "--quiet", "--progress", "never",
-           "--backend", "cuda", "--steps", str(steps), "--output", out, *extra]
-    if ranks > 1:
-        cmd = [a.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), *cmd]
+    cmd = [*launch(a, ranks), os.path.join(a.build, "bin", "hemoflow"), "run", case, "--quiet", "--progress",
+           "never", "--backend", a.backend, "--steps", str(steps), "--output", out, *extra]
     print("  $", " ".join(cmd), flush=True)
+    t0 = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
-        sys.stderr.write(p.stdout + p.stderr)
+        sys.stderr.write(p.stdout[-4000:] + p.stderr[-4000:])
         raise SystemExit(f"failed ({p.returncode}): {' '.join(cmd)}")
     with open(os.path.join(out, "summary.json")) as f:
-        return json.load(f)
+        s = json.load(f)
+    s["process_seconds"] = time.time() - t0
+    return s
 
 
 def comm_share(s):
@@ -52,106 +94,351 @@ def comm_share(s):
     return max((r.get("halo_wait_seconds", 0.0) / wall for r in s.get("rank_reports", [])), default=0.0) if wall else 0.0
 
 
+def ms_per_step(s):
+    """Per action, ms per step on the slowest rank (one rank: the run's own)."""
+    if s.get("rank_reports"):
+        keys = {k for r in s["rank_reports"] for k in r["action_seconds"]}
+        return {k: max(r["action_seconds"].get(k, 0.0) for r in s["rank_reports"]) / s["steps"] * 1e3 for k in keys}
+    return {k: v / s["steps"] * 1e3 for k, v in s["action_seconds"].items()}
+
+
+def grouped(ms, groups):
+    return {g: sum(ms.get(k, 0.0) for k in acts) for g, acts in groups.items()}
+
+
+def bytes_per_update(s):
+    if s.get("layout") == "bricks" and s.get("brick_slots"):
+        return brick_bytes(s["precision"], s["fluid_nodes"] / s["brick_slots"])
+    return sparse_bytes(s["precision"])
+
+
+def save_partial(a, rows, checks):
+    """What has been measured so far, in the work folder: a run cut short keeps it."""
+    write_json(a.work, "scaling_partial.json", {"checks": checks, "runs": rows})
+
+
+# Actions of the output phase: a run here writes once, at its last step (the cells' record
+# downloads every cell, the final snapshot every node), which would weigh on the time per
+# step of a short run as it would not on a long one; the step time leaves them out.
+OUTPUT_ACTIONS = ["core.write_output", "core.check_mass_nan", "rbc.cell_output", "boundaries.iolet_monitor"]
+
+
+def step_ms(r):
+    """ms per step: the wall time per step less the output phase's actions (slowest rank's)."""
+    return 1e3 * r["seconds_per_step"] - sum(r["ms_per_step"].get(k, 0.0) for k in OUTPUT_ACTIONS)
+
+
+def row(a, kind, group, label, ranks, s, copy_bw, cells=None):
+    b = bytes_per_update(s)
+    r = {"kind": kind, "group": group, "case": label, "ranks": ranks, "nodes": s["fluid_nodes"],
+         "precision": s["precision"], "layout": s.get("layout", "nodes"), "mlups": s["mlups"],
+         "steps": s["steps"], "wall_seconds": s["wall_seconds"], "setup_seconds": s.get("setup_seconds", 0.0),
+         "seconds_per_step": s["wall_seconds"] / s["steps"], "bytes_per_update": b,
+         "bandwidth_fraction": s["mlups"] * 1e6 * b / (copy_bw * 1e9 * ranks) if copy_bw else 0.0,
+         "comm_share": comm_share(s), "imbalance": s.get("imbalance", 1.0),
+         "halo_bytes_per_step": sum(x.get("halo_bytes_per_step", 0) for x in s.get("rank_reports", [])),
+         "ms_per_step": ms_per_step(s), "device": s.get("device", "")}
+    if cells is not None:
+        r["cells"] = cells
+    r["step_ms"] = step_ms(r)
+    return r
+
+
+def median_run(a, ranks, case, out, steps, extra):
+    runs = [run(a, ranks, case, f"{out}_r{i}", steps, extra) for i in range(a.repeat)]
+    runs.sort(key=lambda x: x["mlups"])
+    s = runs[len(runs) // 2]
+    s["mlups_runs"] = [x["mlups"] for x in runs]
+    return s
+
+
+def efficiencies(rows):
+    """Strong: t_1 / (N t_N); weak (the same nodes per GPU): t_1 / t_N; t the step time
+    (step_ms: the wall time per step without the one output at the end)."""
+    for r in rows:
+        one = next((x for x in rows if x["case"] == r["case"] and x["kind"] == r["kind"] and x["ranks"] == 1), None)
+        if one is None:
+            continue
+        r["efficiency"] = step_ms(one) / ((r["ranks"] if r["kind"] == "strong" else 1) * step_ms(r))
+
+
+def verdicts(d):
+    out = []
+    for kind, group, n, least, what in TARGETS:
+        r = next((x for x in d["runs"] if x["kind"] == kind and x["group"] == group and x["ranks"] == n
+                  and "efficiency" in x), None)
+        if r is None:
+            out.append({"target": what, "gpus": n, "least": least, "value": None, "verdict": "not run"})
+        else:
+            out.append({"target": what, "gpus": n, "least": least, "value": r["efficiency"], "case": r["case"],
+                        "verdict": "PASS" if r["efficiency"] >= least else "FAIL"})
+    return out
+
+
+def plot(d, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("no matplotlib: the plot is not drawn (tools/bench/scaling.py --report scaling.json draws it later)")
+        return False
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for key in sorted({(r["kind"], r["case"]) for r in d["runs"]}):
+        pts = sorted((r["ranks"], r["efficiency"]) for r in d["runs"] if (r["kind"], r["case"]) == key and "efficiency" in r)
+        if len(pts) > 1:
+            ax.plot([p[0] for p in pts], [100 * p[1] for p in pts], "o-", label=f"{key[0]}: {key[1]}")
+    for kind, group, n, least, what in TARGETS:
+        ax.plot([n], [100 * least], "k_", markersize=14)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("GPUs (one MPI rank each)")
+    ax.set_ylabel("parallel efficiency (%)")
+    ax.set_ylim(0, 110)
+    ax.set_title(f"hemoflow scaling, {d['device'].split(' (')[0]}, {d['commit']}")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return True
+
+
 def write_report(d, docs):
-    """docs/scaling.md from the numbers of one measurement (scaling.json)."""
+    """docs/scaling.md (and the plot) from the numbers of one measurement (scaling.json)."""
     n, checks, rows = d["gpus"], d["checks"], d["runs"]
     L = ["# Scaling on several GPUs", "",
-         f"Measured {d['date']} at commit {d['commit']} by `tools/bench/scaling.py --gpus {n} --steps {d['steps']} --repeat {d.get('repeat', 1)}` on "
-         f"{n} x {d['device']}, one MPI rank per GPU (Open MPI from the bundle, no CUDA-aware MPI: halos are packed on "
-         f"the GPU, downloaded to pinned host memory while the interior updates, and sent by MPI). Copy bandwidth of one "
-         f"GPU (hemo_membw): {d['copy_bandwidth_gbs']:.0f} GB/s. Bytes per update: 38 populations + 18 neighbour "
-         "indices (224 B in fp32); the fraction is of the copy bandwidth of all GPUs used. "
+         f"Measured {d['date']} at commit {d['commit']} by `{tidy_command(d['command'])}` on {n} x {d['device']}, one MPI rank per GPU "
+         "(Open MPI from the bundle, no CUDA-aware MPI: halos are packed on the GPU, downloaded to pinned host memory "
+         "while the interior updates, and sent by MPI). "
+         f"Copy bandwidth of one GPU (hemo_membw): {d['copy_bandwidth_gbs']:.0f} GB/s. Each run took "
+         f"{d['steps']} steps (cells: {d.get('cell_steps', d['steps'])}) after its set-up, timed by hemoflow itself "
+         f"(summary.json), median of {d.get('repeat', 1)} run(s). "
          "Regenerate this page from scaling.json with `tools/bench/scaling.py --report docs/scaling.json`.", "",
-         "## Same answer", ""]
+         "## Targets (issue 14)", "",
+         "| target | GPUs | least | measured | case | verdict |", "|---|---|---|---|---|---|"]
+    for v in d["verdicts"]:
+        val = f"{100 * v['value']:.1f}%" if v["value"] is not None else "-"
+        L.append(f"| {v['target']} | {v['gpus']} | {100 * v['least']:.0f}% | {val} | {v.get('case', '-')} | "
+                 f"**{v['verdict']}** |")
+    L += ["", "![efficiency against GPU count](img/scaling_efficiency.png)", "", "## Same answer", ""]
     for c in checks:
         L.append(f"- {c['what']}: {c['one']} and {c['many']}: **{'equal' if c['equal'] else 'DIFFERENT'}**")
     L += ["", "## Runs", "",
-          "| kind | case | GPUs | fluid nodes | precision | MLUPS (median) | MLUPS range | efficiency | bandwidth fraction | exposed halo wait (worst rank) | halo MB/step (all ranks) | imbalance |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+          "| kind | case | GPUs | fluid nodes | cells | layout, precision | MLUPS (wall) | ms/step (wall) | step ms | efficiency | B/update | "
+          "bandwidth fraction | exposed halo wait (worst rank) | halo MB/step (all ranks) | imbalance | set-up s |",
+          "|---" * 16 + "|"]
     for r in rows:
         eff = f"{100 * r['efficiency']:.1f}%" if "efficiency" in r else "-"
-        runs = r.get("mlups_runs", [r["mlups"]])
-        spread = f"{min(runs):.0f}-{max(runs):.0f} ({len(runs)} runs)"
-        L.append(f"| {r['kind']} | {r['case']} | {r['ranks']} | {r['nodes']:,} | {r['precision']} | {r['mlups']:.0f} | {spread} | {eff} | "
-                 f"{100 * r['bandwidth_fraction']:.1f}% | {100 * r['comm_share']:.1f}% | "
-                 f"{r['halo_bytes_per_step'] / 1e6:.2f} | {r['imbalance']:.3f} |")
-    L += ["", "Efficiency: MLUPS on N GPUs over N times MLUPS on one (weak: one GPU with the same nodes per GPU).",
-          "Exposed halo wait: the time a rank waited for its messages after the GPU had finished the interior, plus "
-          "the upload of the halo, over the run's wall time (summary.json rank_reports). Only the populations that "
-          "cross an interface travel (5 of 19 across a plane).", ""]
+        L.append(f"| {r['kind']} | {r['case']} | {r['ranks']} | {r['nodes']:,} | {r.get('cells', 0):,} | "
+                 f"{r['layout']}, {r['precision']} | {r['mlups']:.0f} | {1e3 * r['seconds_per_step']:.3f} | {step_ms(r):.3f} | {eff} | "
+                 f"{r['bytes_per_update']} | {100 * r['bandwidth_fraction']:.1f}% | {100 * r['comm_share']:.1f}% | "
+                 f"{r['halo_bytes_per_step'] / 1e6:.2f} | {r['imbalance']:.3f} | {r['setup_seconds']:.0f} |")
+    for group, groups in (("fluid", FLUID_GROUPS), ("cells", CELL_GROUPS)):
+        sel = [r for r in rows if r["group"] == group]
+        if not sel:
+            continue
+        L += ["", f"### Time per step by group of actions, {group} (ms, slowest rank)", "",
+              "| kind | case | GPUs | " + " | ".join(groups) + " | other | wall per step |", "|---" * (len(groups) + 5) + "|"]
+        for r in sel:
+            g = grouped(r["ms_per_step"], groups)
+            named = {k for acts in groups.values() for k in acts}
+            other = sum(v for k, v in r["ms_per_step"].items() if k not in named)
+            L.append(f"| {r['kind']} | {r['case']} | {r['ranks']} | " + " | ".join(f"{v:.3f}" for v in g.values()) +
+                     f" | {other:.3f} | {1e3 * r['seconds_per_step']:.3f} |")
+    L += ["", "Step ms: the wall time per step less the output phase's actions (each run writes once, at its last "
+          "step; on the slowest rank). Efficiency: strong, t_1 / (N t_N) of the step ms; weak, t_1 / t_N with the same "
+          "nodes per GPU. MLUPS (wall): hemoflow's own, over the wall time with the output. Exposed halo wait: the time a rank waited for its messages after the "
+          "GPU had finished the interior, plus the upload of the halo, over the run's wall time. Imbalance: the "
+          "largest rank's fluid nodes over the mean. Only the populations that cross an interface travel (5 of 19 "
+          "across a plane). \"other\": output, checks and any action not grouped."]
+    for note in d.get("notes", []):
+        L += ["", note]
     write_page(docs, "scaling.md", L)
+    os.makedirs(os.path.join(docs, "img"), exist_ok=True)
+    plot(d, os.path.join(docs, "img", "scaling_efficiency.png"))
+
+
+def tidy_command(cmd):
+    """A recorded command with paths inside the repository made relative to it."""
+    out = []
+    for x in cmd.split(" "):
+        if x.startswith("/"):
+            n = os.path.normpath(x)
+            x = os.path.relpath(n, ROOT) if n.startswith(ROOT + os.sep) else n
+        out.append(x)
+    return " ".join(out)
+
+
+def summary_lines(d):
+    """The targets and the efficiencies in a few lines, for docs/performance.md."""
+    L = [f"Measured {d['date']} at commit {d['commit']} on up to {d['gpus']} x {d['device'].split(' (')[0]} by "
+         f"`tools/bench/scaling.py` (details, time per step by phase, halo bytes and imbalance: [scaling.md](scaling.md), "
+         "numbers in `docs/scaling.json`).", "",
+         "| target (issue 14) | GPUs | least | measured | verdict |", "|---|---|---|---|---|"]
+    for v in d["verdicts"]:
+        val = f"{100 * v['value']:.1f}%" if v["value"] is not None else "-"
+        L.append(f"| {v['target']} | {v['gpus']} | {100 * v['least']:.0f}% | {val} | **{v['verdict']}** |")
+    L += ["", "| kind | case | " + " | ".join(f"{n} GPU{'s' if n > 1 else ''}" for n in d["counts"]) + " |",
+          "|---|---|" + "---|" * len(d["counts"])]
+    for kind, case in dict.fromkeys((r["kind"], r["case"]) for r in d["runs"]):
+        cells = []
+        for n in d["counts"]:
+            r = next((x for x in d["runs"] if (x["kind"], x["case"], x["ranks"]) == (kind, case, n)), None)
+            cells.append(f"{step_ms(r):.2f} ms ({100 * r['efficiency']:.0f}%)" if r and "efficiency" in r else "-")
+        L.append(f"| {kind} | {case} | " + " | ".join(cells) + " |")
+    return L + ["", "Step time on the slowest rank (efficiency in brackets)."]
+
+
+def update_performance(docs, d):
+    """Replaces the "## Several GPUs" section of docs/performance.md with the summary."""
+    path = os.path.join(docs, "performance.md")
+    if not os.path.exists(path):
+        return
+    text = open(path).read()
+    start, end = text.find("## Several GPUs\n"), text.find("\n## Reproduce")
+    if start < 0 or end < start:
+        return
+    body = "## Several GPUs\n\n" + "\n".join(summary_lines(d)) + "\n"
+    with open(path, "w") as f:
+        f.write(text[:start] + body + text[end:])
+
+
+def merge(paths):
+    """One scaling.json from the results of several calls on the same machine and commit."""
+    ds = [json.load(open(p)) for p in paths]
+    d = dict(ds[0])
+    for x in ds[1:]:
+        if (x["device"], x["commit"]) != (d["device"], d["commit"]):
+            raise SystemExit(f"cannot merge: {x['device']} {x['commit']} against {d['device']} {d['commit']}")
+    d["checks"] = [c for x in ds for c in x["checks"]]
+    d["runs"] = [r for x in ds for r in x["runs"]]
+    d["counts"] = sorted({n for x in ds for n in x["counts"]})
+    d["gpus"] = max(x["gpus"] for x in ds)
+    d["command"] = "; ".join(x["command"] for x in ds)
+    d["cell_steps"] = max(x.get("cell_steps", 0) for x in ds)
+    for r in d["runs"]:
+        r["step_ms"] = step_ms(r)
+    efficiencies(d["runs"])
+    d["verdicts"] = verdicts(d)
+    return d
+
+
+def cell_tube(a, name, radius, length):
+    """A tools/bench/rbc.py tube case file (periodic, haematocrit 0.45) with a.cell_steps steps."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import rbc
+    path = os.path.join(a.work, f"tube_{name}.toml")
+    rbc.tube_case(path, radius, length, a.cell_steps)
+    return path
+
+
+def cell_count(out):
+    with open(os.path.join(out, "cells.csv")) as f:
+        return int(list(csv.DictReader(f))[-1]["cells"])
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build")
     ap.add_argument("--mpiexec", default="mpirun")
-    ap.add_argument("--gpus", type=int, default=2)
-    ap.add_argument("--steps", type=int, default=1000)
-    ap.add_argument("--repeat", type=int, default=3, help="runs of each timed case (median reported)")
+    ap.add_argument("--gpus", type=int, default=2, help="GPUs of the machine (ranks on the CPU with --backend cpu)")
+    ap.add_argument("--counts", help="GPU counts, e.g. 1,2,4 (default: 1 and the powers of 2 up to --gpus)")
+    ap.add_argument("--backend", default="cuda")
+    ap.add_argument("--steps", type=int, default=500)
+    ap.add_argument("--cell-steps", type=int, default=300)
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each fluid case (median reported)")
+    ap.add_argument("--tree-dx", type=float, default=7.1e-6, help="m; 7.1e-6 gives 1.03 x 10^8 fluid nodes")
+    ap.add_argument("--weak-edge", type=int, default=320, help="nodes along each edge of the box per GPU")
+    ap.add_argument("--cells", default="muphy,8x", help="cell cases to run: muphy, 8x, or none")
+    ap.add_argument("--only", default="checks,strong,weak,cells", help="parts to run")
+    ap.add_argument("--small", action="store_true", help="tiny cases (to prove the script on the CPU)")
     ap.add_argument("--work", default="/tmp/hemo_scaling")
-    ap.add_argument("--docs", default=os.path.join(ROOT, "docs"))
-    ap.add_argument("--report", help="only rewrite scaling.md (next to it) from this scaling.json")
+    ap.add_argument("--docs", help="write scaling.md/.json and img/scaling_efficiency.png here")
+    ap.add_argument("--report", help="only rewrite scaling.md, the plot and performance.md's section (next to it) "
+                                     "from this scaling.json")
+    ap.add_argument("--merge", nargs="+", help="scaling.json files of several calls (same machine and commit): "
+                                               "merge them into --docs/scaling.json and write the pages")
+    ap.add_argument("--note", action="append", default=[], help="a paragraph for the page (what was not run, and why)")
     a = ap.parse_args()
-    if a.report:
-        with open(a.report) as f:
-            write_report(json.load(f), os.path.dirname(os.path.abspath(a.report)))
+    if a.report or a.merge:
+        d = merge(a.merge) if a.merge else json.load(open(a.report))
+        d["notes"] = d.get("notes", []) + a.note
+        docs = a.docs or os.path.dirname(os.path.abspath(a.report))
+        if a.merge:
+            write_json(docs, "scaling.json", d)
+        write_report(d, docs)
+        update_performance(docs, d)
         return 0
-    n = a.gpus
-    bw = json.loads(subprocess.run([os.path.join(a.build, "bin", "hemo_membw"), "--backend", "cuda"],
-                                   capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1])
-    device, copy_bw = bw["device"], bw["copy_bandwidth_gbs"]
+    os.makedirs(a.work, exist_ok=True)
+    counts = [int(x) for x in a.counts.split(",")] if a.counts else [1] + [2 ** k for k in range(1, 5) if 2 ** k <= a.gpus]
+    only = set(a.only.split(","))
+    device, copy_bw = "CPU", 0.0
+    if a.backend == "cuda":
+        bw = json.loads(subprocess.run([os.path.join(a.build, "bin", "hemo_membw"), "--backend", "cuda"],
+                                       capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1])
+        device, copy_bw = bw["device"], bw["copy_bandwidth_gbs"]
     rows, checks = [], []
+    G = max(counts)
 
-    # 1. Same answer on 1 and N GPUs.
-    small = ["--set", "lattice.dx=5e-4", "--set", "output.every=0", "--set", "output.final=false"]
-    s1 = run(a, 1, "cases/pipe_velocity.toml", f"{a.work}/same_1", 200, small)
-    sn = run(a, n, "cases/pipe_velocity.toml", f"{a.work}/same_{n}", 200, small)
-    checks.append({"what": f"pipe_velocity (dx 5e-4, {s1['fluid_nodes']} nodes, 200 steps, fp64): checksum on 1 and {n} GPUs",
-                   "one": s1["population_checksum"], "many": sn["population_checksum"],
-                   "equal": s1["population_checksum"] == sn["population_checksum"]})
-    split = f"{a.work}/restart_{n}to1"
-    run(a, n, "cases/pipe_velocity.toml", split, 100, small + ["--set", "checkpoint.every=100"])
-    sr = run(a, 1, "cases/pipe_velocity.toml", split, 200, small + ["--restart", split])
-    checks.append({"what": f"the same, checkpointed after step 100 on {n} GPUs and restarted on 1 GPU: checksum "
-                           "uninterrupted and restarted",
-                   "one": s1["population_checksum"], "many": sr["population_checksum"],
-                   "equal": s1["population_checksum"] == sr["population_checksum"]})
+    if "checks" in only:  # 1. Same answer on 1 and G GPUs, and a restart from G onto 1.
+        case = os.path.join(ROOT, "cases", "pipe_velocity.toml")
+        small = ["--set", "lattice.dx=5e-4", "--set", "output.every=0", "--set", "output.final=false"]
+        s1 = run(a, 1, case, f"{a.work}/same_1", 200, small)
+        sn = run(a, G, case, f"{a.work}/same_{G}", 200, small)
+        checks.append({"what": f"pipe_velocity (dx 5e-4, {s1['fluid_nodes']} nodes, 200 steps, fp64): checksum on 1 "
+                               f"and {G} ranks", "one": s1["population_checksum"], "many": sn["population_checksum"],
+                       "equal": s1["population_checksum"] == sn["population_checksum"]})
+        split = f"{a.work}/restart_{G}to1"
+        run(a, G, case, split, 100, small + ["--set", "checkpoint.every=100"])
+        sr = run(a, 1, case, split, 200, small + ["--restart", split])
+        checks.append({"what": f"the same, checkpointed after step 100 on {G} ranks and restarted on 1: checksum "
+                               "uninterrupted and restarted", "one": s1["population_checksum"],
+                       "many": sr["population_checksum"], "equal": s1["population_checksum"] == sr["population_checksum"]})
 
-    # 2. Strong and weak scaling.
-    def record(kind, label, case, ranks, extra=(), per_gpu=None):
-        runs = [run(a, ranks, case, f"{a.work}/{kind}_{label}_{ranks}", a.steps, extra) for _ in range(a.repeat)]
-        runs.sort(key=lambda x: x["mlups"])
-        s = runs[len(runs) // 2]  # the median run
-        b = sparse_bytes(s["precision"])
-        r = {"kind": kind, "case": label, "ranks": ranks, "nodes": s["fluid_nodes"], "precision": s["precision"],
-             "mlups": s["mlups"], "mlups_runs": [x["mlups"] for x in runs], "wall_seconds": s["wall_seconds"],
-             "bytes_per_update": b,
-             "bandwidth_fraction": s["mlups"] * 1e6 * b / (copy_bw * 1e9 * ranks),
-             "comm_share": comm_share(s), "imbalance": s.get("imbalance", 1.0),
-             "halo_bytes_per_step": sum(x["halo_bytes_per_step"] for x in s.get("rank_reports", [])),
-             "device": s["device"]}
-        rows.append(r)
-        return r
+    if "strong" in only:  # 2. Strong scaling of the fluid tree.
+        tree = os.path.join(ROOT, "cases", "bench", "vessel_tree.toml")
+        extra = ["--set", f"lattice.dx={1.32e-5 * 4 if a.small else a.tree_dx}"]
+        for n in counts:
+            s = median_run(a, n, tree, f"{a.work}/tree_{n}", a.steps, extra)
+            rows.append(row(a, "strong", "fluid", "vessel tree", n, s, copy_bw))
+            save_partial(a, rows, checks)
 
-    longer = ["--set", f"geometry.size=[{n}.0e-3,1.0e-3,1.0e-3]"]  # 256^3 nodes per GPU on N GPUs
-    for label, case, extra in (("box 256^3", "cases/bench/box.toml", []),
-                               (f"box {n} x 256^3", "cases/bench/box.toml", longer),
-                               ("vessel tree", "cases/bench/vessel_tree.toml", [])):
-        one = record("strong", label, case, 1, extra)
-        many = record("strong", label, case, n, extra)
-        many["efficiency"] = many["mlups"] / (n * one["mlups"])
-    # Weak: the N-GPU run of the longer box against one GPU holding 256^3 (the same run,
-    # measured once, compared with another baseline).
-    one = next(r for r in rows if r["case"] == "box 256^3" and r["ranks"] == 1)
-    w = dict(next(r for r in rows if r["case"] == f"box {n} x 256^3" and r["ranks"] == n))
-    w.update(kind="weak", case="box 256^3 per GPU", efficiency=w["mlups"] / (n * one["mlups"]))
-    rows.append(w)
+    if "weak" in only:  # 3. Weak scaling: the box with weak_edge^3 nodes per GPU.
+        box = os.path.join(ROOT, "cases", "bench", "box.toml")
+        edge = 32 if a.small else a.weak_edge
+        for n in counts:
+            size = edge * 3.90625e-6
+            extra = ["--set", f"geometry.size=[{n * size!r},{size!r},{size!r}]"]
+            s = median_run(a, n, box, f"{a.work}/box_{n}", a.steps, extra)
+            rows.append(row(a, "weak", "fluid", f"box {edge}^3 per GPU", n, s, copy_bw))
+            save_partial(a, rows, checks)
 
+    if "cells" in only:  # 4. Strong scaling with red blood cells.
+        sizes = {"muphy": (100e-6, 3e-3), "8x": (200e-6, 6e-3)}
+        if a.small:
+            sizes = {"muphy": (25e-6, 2e-4), "8x": (50e-6, 4e-4)}
+        for name in [c for c in a.cells.split(",") if c in sizes]:
+            case = cell_tube(a, name, *sizes[name])
+            for n in counts:
+                out = f"{a.work}/cells_{name}_{n}"
+                s = run(a, n, case, out, a.cell_steps)
+                rows.append(row(a, "strong", "cells", f"tube {name} with cells", n, s, copy_bw, cells=cell_count(out)))
+                save_partial(a, rows, checks)
+
+    efficiencies(rows)
     data = {"date": datetime.date.today().isoformat(), "commit": commit(), "device": device, "copy_bandwidth_gbs": copy_bw,
-            "gpus": n, "steps": a.steps, "repeat": a.repeat, "checks": checks, "runs": rows}
-    write_json(a.docs, "scaling.json", data)
-    write_report(data, a.docs)
+            "gpus": G, "counts": counts, "steps": a.steps, "cell_steps": a.cell_steps, "repeat": a.repeat,
+            "backend": a.backend, "command": "tools/bench/scaling.py " + " ".join(sys.argv[1:]), "checks": checks, "runs": rows}
+    data["verdicts"] = verdicts(data)
+    print(json.dumps({k: v for k, v in data.items() if k != "runs"}, indent=1))
+    for r in rows:
+        print(f"{r['kind']:6} {r['case']:28} {r['ranks']} ranks: {r['mlups']:.0f} MLUPS, "
+              f"{1e3 * r['seconds_per_step']:.3f} ms/step, efficiency {100 * r.get('efficiency', 1):.1f}%", flush=True)
+    if a.docs:
+        write_json(a.docs, "scaling.json", data)
+        write_report(data, a.docs)
+        update_performance(a.docs, data)
+    else:
+        write_json(a.work, "scaling.json", data)
     return 0 if all(c["equal"] for c in checks) else 1
 
 
