@@ -35,6 +35,36 @@ HEMO_HD Moments<Real> moments(const Real (&h)[d3q19::Q]) {
   return m;
 }
 
+/// Moments up to the second: rho - 1, j and Pi = sum_q c_q c_q h_q (the shift adds
+/// (1/3) I to Pi, which the stress and the regularization subtract with the equilibrium).
+/// Ten sums in one pass: what the regularized collision and the wall shear stress need.
+template <class Real>
+struct SecondMoments {
+  Real drho;
+  Vec3<Real> j;
+  Real xx, yy, zz, xy, xz, yz;  // Pi
+};
+
+template <class Real>
+HEMO_HD SecondMoments<Real> second_moments(const Real (&h)[d3q19::Q]) {
+  SecondMoments<Real> m{Real(0), {Real(0), Real(0), Real(0)}, Real(0), Real(0), Real(0), Real(0), Real(0), Real(0)};
+  HEMO_UNROLL
+  for (int q = 0; q < d3q19::Q; ++q) {
+    const Real cx = Real(d3q19::cx(q)), cy = Real(d3q19::cy(q)), cz = Real(d3q19::cz(q));
+    m.drho += h[q];
+    m.j.x += cx * h[q];
+    m.j.y += cy * h[q];
+    m.j.z += cz * h[q];
+    m.xx += cx * cx * h[q];
+    m.yy += cy * cy * h[q];
+    m.zz += cz * cz * h[q];
+    m.xy += cx * cy * h[q];
+    m.xz += cx * cz * h[q];
+    m.yz += cy * cz * h[q];
+  }
+  return m;
+}
+
 /// Shifted equilibrium h_q^eq(rho, u) for one direction.
 template <class Real>
 HEMO_HD Real equilibrium_shifted(int q, Real drho, const Vec3<Real>& u) {

@@ -33,22 +33,9 @@ namespace hemo::phys {
 /// occupancy and bandwidth) close to BGK's.
 template <class Real>
 HEMO_HD NodeState<Real> collide_regularized(Real (&h)[d3q19::Q], Real omega, const Vec3<Real>& F) {
-  Real drho = Real(0), jx = Real(0), jy = Real(0), jz = Real(0);
-  Real pxx = Real(0), pyy = Real(0), pzz = Real(0), pxy = Real(0), pxz = Real(0), pyz = Real(0);
-  HEMO_UNROLL
-  for (int q = 0; q < d3q19::Q; ++q) {
-    const Real cx = Real(d3q19::cx(q)), cy = Real(d3q19::cy(q)), cz = Real(d3q19::cz(q));
-    drho += h[q];
-    jx += cx * h[q];
-    jy += cy * h[q];
-    jz += cz * h[q];
-    pxx += cx * cx * h[q];
-    pyy += cy * cy * h[q];
-    pzz += cz * cz * h[q];
-    pxy += cx * cy * h[q];
-    pxz += cx * cz * h[q];
-    pyz += cy * cz * h[q];
-  }
+  const SecondMoments<Real> m = second_moments(h);
+  const Real drho = m.drho, jx = m.j.x, jy = m.j.y, jz = m.j.z;
+  Real pxx = m.xx, pyy = m.yy, pzz = m.zz, pxy = m.xy, pxz = m.xz, pyz = m.yz;
   const Real rho = Real(1) + drho;
   const Real inv_rho = Real(1) / rho;
   const Vec3<Real> u{(jx + Real(0.5) * F.x) * inv_rho, (jy + Real(0.5) * F.y) * inv_rho,

@@ -25,7 +25,7 @@
 namespace hemo {
 
 /// Bumped whenever this header, or a type it exposes, changes layout or meaning.
-inline constexpr int plugin_abi_version = 12;  // 12: HaloExchange staging in exec::HostBuffer
+inline constexpr int plugin_abi_version = 13;  // 13: Scheduler::add_run_end (12: HaloExchange staging in exec::HostBuffer)
 
 /// A velocity a plugin imposes, for the Mach and Reynolds numbers, with the length that
 /// goes with it where the plugin knows one (a velocity inlet: its diameter). When this
@@ -103,7 +103,7 @@ class Plugin {
 
 struct PluginDescriptor {
   const char* name;     // "lb_bgk": also the file name hemo_plugin_<name>.so
-  const char* kind;     // "lb", "boundary", "particles"
+  const char* kind;     // "lb", "boundary", "particles", "output" (acts in this order)
   const char* version;  // "0.1.0"
   const char* summary;  // one line for `hemoflow info`
   void (*declare_config)(config::Schema& schema);

@@ -46,8 +46,24 @@ void Scheduler::run_step(StepContext& ctx) {
   }
 }
 
+void Scheduler::add_run_end(std::string name, std::string owner, Action action) {
+  run_end_.push_back({Phase::output, std::move(name), std::move(owner), std::move(action), Sync::fenced});
+}
+
+void Scheduler::run_end(StepContext& ctx) {
+  using clock = std::chrono::steady_clock;
+  for (Entry& e : run_end_) {
+    const auto t0 = clock::now();
+    e.action(ctx);
+    if (fence_) fence_(e.name);
+    e.seconds += std::chrono::duration<double>(clock::now() - t0).count();
+    ++e.calls;
+  }
+}
+
 std::vector<Scheduler::Timing> Scheduler::timings() const {
   std::vector<Entry> sorted = entries_;
+  sorted.insert(sorted.end(), run_end_.begin(), run_end_.end());  // after the output phase's own
   std::stable_sort(sorted.begin(), sorted.end(), [](const Entry& a, const Entry& b) { return int(a.phase) < int(b.phase); });
   std::vector<Timing> out;
   for (const Entry& e : sorted) out.push_back({e.phase, e.name, e.owner, e.seconds, e.calls});

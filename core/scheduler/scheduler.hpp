@@ -13,7 +13,8 @@
 //   halo_receive      wait for the neighbours' populations, place them in the halo
 //   boundaries        boundary fix-ups that need the streamed populations (later: iolets)
 //   end_step          A-B population swap (lb_bgk)
-//   output            fields, probes, the mass and NaN monitor (core)
+//   output            fields, probes, the mass and NaN monitor (core), wall shear (wall_shear)
+// and, once after the last step, the run-end actions (add_run_end: wall_shear's statistics).
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -77,6 +78,12 @@ class Scheduler {
   void require_streamed_velocity(const std::string& who) { streamed_velocity_.push_back(who); }
   bool streamed_velocity_required() const { return !streamed_velocity_.empty(); }
   void run_step(StepContext& ctx);
+  /// An action run once after the last step the run makes: the planned last step, or the
+  /// step a run stopped early after (checkpoint.wall_seconds), not after a failed step.
+  /// For what sums up the whole run (time statistics). ctx.step is that last step, and
+  /// ctx.time its time. Timed in the output phase's rows.
+  void add_run_end(std::string name, std::string owner, Action action);
+  void run_end(StepContext& ctx);
 
   struct Timing {
     Phase phase;
@@ -101,6 +108,7 @@ class Scheduler {
     std::int64_t calls = 0;
   };
   std::vector<Entry> entries_;
+  std::vector<Entry> run_end_;  // add_run_end, in registration order
   std::vector<std::string> moments_every_step_;
   std::vector<std::string> streamed_velocity_;
   Fence fence_;

@@ -485,8 +485,9 @@ void Simulation::load_plugins(const config::Document& doc, const RunOptions& opt
   }
   config_ = doc.validate(schema);
   // Plugins act in kind order: the lb plugin declares the populations and moments the
-  // others use; within a kind, in the order listed.
-  const char* order[] = {"lb", "boundary", "particles"};
+  // others use; within a kind, in the order listed. "output" plugins (wall_shear) only
+  // read the flow, after everything that changes it in the same phase.
+  const char* order[] = {"lb", "boundary", "particles", "output"};
   for (const char* kind : order)
     for (const LoadedPlugin& lp : libraries_)
       if (lp.kind() == kind) plugins_.emplace_back(lp.descriptor->create());

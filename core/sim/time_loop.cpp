@@ -134,6 +134,11 @@ void Simulation::run() {
         break;
       }
     }
+    // What sums up the run (plugins' time statistics), after its last step: also when the
+    // wall-clock budget stopped it early, not when a step failed.
+    ctx.step = summary_.steps;
+    ctx.time = double(summary_.steps) * units_.dt;
+    scheduler_->run_end(ctx);
   } catch (...) {
     // A failed run still reports where the time went and what it wrote.
     progress.finish();

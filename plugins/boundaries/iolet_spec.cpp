@@ -29,6 +29,33 @@ void near_disc(const IoletSpec& A, const geometry::VoxelGrid& voxels, int (&lo)[
   }
 }
 
+/// time = "windkessel": the RCR model's keys, refused on any other iolet (naming the key).
+void read_windkessel(const config::Config& c, IoletSpec& s, bool velocity) {
+  static constexpr const char* keys[] = {"resistance_proximal", "compliance", "resistance_distal", "pressure_distal",
+                                         "pressure_initial"};
+  if (velocity) {
+    if (s.is_windkessel())
+      c.fail("time", "'windkessel' applies to pressure iolets only (it turns the outflow into a pressure)");
+    for (const char* k : keys)
+      if (c.has(k)) c.fail(k, "applies to pressure iolets with time = \"windkessel\" only");
+    return;
+  }
+  if (!s.is_windkessel()) {
+    for (const char* k : keys)
+      if (c.has(k)) c.fail(k, "applies to time = \"windkessel\" only");
+    return;
+  }
+  for (const char* k : {"resistance_proximal", "compliance", "resistance_distal"})
+    if (!c.has(k)) c.fail(k, "is required with time = \"windkessel\"");
+  // The ramp scales a prescribed value; here the pressure follows the flow, which the
+  // inlet's own ramp starts smoothly.
+  if (c.has("ramp") && c.real("ramp") > 0.0)
+    c.fail("ramp", "does not apply to a Windkessel outlet (its pressure follows the flow); ramp the inlet instead");
+  s.windkessel = {c.real("resistance_proximal"), c.real("compliance"), c.real("resistance_distal"),
+                  c.real("pressure_distal")};
+  s.windkessel_initial = c.has("pressure_initial") ? c.real("pressure_initial") : s.windkessel.pressure_distal;
+}
+
 }  // namespace
 
 void declare_iolet_schema(config::Schema& schema) {
@@ -56,8 +83,10 @@ void declare_iolet_schema(config::Schema& schema) {
       .default_value(std::string("parabolic"))
       .real("velocity", "m/s", "Velocity iolets: centre-line (parabolic, womersley mean) or uniform speed INTO the domain")
       .real("pressure", "Pa", "Pressure iolets: gauge pressure (relative to the reference density)")
-      .string("time", "Time dependence of the value: 'constant', 'sinusoidal' or 'csv'")
-      .choices({"constant", "sinusoidal", "csv"})
+      .string("time", "Time dependence of the value: 'constant', 'sinusoidal' or 'csv'; pressure iolets also "
+                      "'windkessel' (the pressure follows the outflow through a three-element RCR model, "
+                      "docs/windkessel.md)")
+      .choices({"constant", "sinusoidal", "csv", "windkessel"})
       .default_value(std::string("constant"))
       .real("amplitude", "m/s or Pa", "sinusoidal: amplitude; womersley: oscillating part, as the centre-line "
                                       "velocity its pressure gradient would drive in steady flow")
@@ -75,6 +104,18 @@ void declare_iolet_schema(config::Schema& schema) {
             "choice, 0 turns it off. Leave 0 on pressure INLETS")
       .at_least(0.0)
       .default_value(0.0)
+      .real("resistance_proximal", "Pa s/m^3",
+            "windkessel: proximal resistance R_p (about the characteristic impedance of the vessel beyond the "
+            "outlet); p = p_c + R_p Q. 0 gives the two-element model")
+      .at_least(0.0)
+      .real("compliance", "m^3/Pa", "windkessel: compliance C of the vessels beyond the outlet")
+      .greater_than(0.0)
+      .real("resistance_distal", "Pa s/m^3", "windkessel: distal (peripheral) resistance R_d")
+      .greater_than(0.0)
+      .real("pressure_distal", "Pa", "windkessel: distal (venous) gauge pressure p_d that R_d drains to")
+      .default_value(0.0)
+      .real("pressure_initial", "Pa", "windkessel: pressure p_c on the compliance at t = 0 (default: pressure_distal); "
+                                      "start near the expected mean to shorten the transient (time constant R_d C)")
       .real("ramp", "s", "Start-up time: the value rises from 0 as (1 - cos(pi t / ramp)) / 2. An impulsive start "
                          "sends a pressure wave along the vessel that the fluid damps only slowly")
       .at_least(0.0)
@@ -91,6 +132,7 @@ double IoletSpec::value_at(double t) const {
     case Time::constant: break;
     case Time::sinusoidal: v = value + amplitude * std::sin(2.0 * M_PI * t / period + phase); break;
     case Time::csv: v = series->at(t, periodic); break;
+    case Time::windkessel: break;  // the pressure follows the flow (IoletRuntime)
   }
   return v * ramp_factor(t);
 }
@@ -149,8 +191,11 @@ std::vector<IoletSpec> read_iolets(const config::Config& boundaries) {
     s.profile = profile == "uniform" ? IoletSpec::Profile::uniform
                                      : (profile == "womersley" ? IoletSpec::Profile::womersley : IoletSpec::Profile::parabolic);
     const std::string time = c.string("time");
-    s.time = time == "sinusoidal" ? IoletSpec::Time::sinusoidal
-                                  : (time == "csv" ? IoletSpec::Time::csv : IoletSpec::Time::constant);
+    s.time = time == "sinusoidal"   ? IoletSpec::Time::sinusoidal
+             : time == "csv"        ? IoletSpec::Time::csv
+             : time == "windkessel" ? IoletSpec::Time::windkessel
+                                    : IoletSpec::Time::constant;
+    read_windkessel(c, s, velocity);
     const char* value_key = velocity ? "velocity" : "pressure";
     const char* other_key = velocity ? "pressure" : "velocity";
     if (c.has(other_key)) c.fail(other_key, str("does not apply to a ", c.string("condition"), " iolet"));
@@ -164,6 +209,9 @@ std::vector<IoletSpec> read_iolets(const config::Config& boundaries) {
       for (const char* k : {"csv", "periodic"})
         if (c.has(k)) c.fail(k, "applies to time = \"csv\" only");
       if (velocity && !c.has("velocity")) c.fail("velocity", "is required for a velocity iolet");
+      if (s.is_windkessel() && c.has("pressure"))
+        c.fail("pressure", "the Windkessel model gives the pressure (from the outflow); remove this key, or set "
+                           "pressure_initial and pressure_distal");
       s.value = c.has(value_key) ? c.real(value_key) : 0.0;
     }
     s.amplitude = c.real("amplitude");

@@ -12,6 +12,7 @@
 #include "core/config/config.hpp"
 #include "core/config/schema.hpp"
 #include "core/geometry/voxel_grid.hpp"
+#include "physics/windkessel.hpp"
 #include "plugins/boundaries/time_series.hpp"
 
 namespace hemo::boundaries {
@@ -22,7 +23,7 @@ struct IoletSpec {
   enum class Condition { velocity, pressure };
   enum class Model { ladd, nash, anti_bounce_back, zou_he };
   enum class Profile { uniform, parabolic, womersley };
-  enum class Time { constant, sinusoidal, csv };
+  enum class Time { constant, sinusoidal, csv, windkessel };
 
   std::string name;
   config::Config cfg;  // the [[boundaries.iolet]] table, for error messages
@@ -39,11 +40,17 @@ struct IoletSpec {
   double ramp = 0.0;       // s: the value rises smoothly from 0 over this time
   double backflow = 0.0;   // pressure iolets: beta of physics/backflow.hpp (0: off)
   std::optional<TimeSeries> series;
+  // time = "windkessel" (pressure iolets): the RCR model beyond the outlet
+  // (physics/windkessel.hpp) gives the pressure from the outflow, and its compliance's
+  // pressure at t = 0 (Pa).
+  phys::WindkesselRCR windkessel;
+  double windkessel_initial = 0.0;
   bool periodic = true;
   int axis = -1, sign = 0;  // zou_he: inward normal = sign * e_axis
   int link_class = -1;      // set when the mesh is requested
 
-  /// The value (m/s or Pa) at time t, for uniform and parabolic profiles (ramp included).
+  /// The value (m/s or Pa) at time t, for uniform and parabolic profiles (ramp included);
+  /// not for a Windkessel iolet, whose pressure follows its flow (iolets.cpp).
   double value_at(double t) const;
   /// The start-up factor at time t: (1 - cos(pi t / ramp)) / 2, then 1.
   double ramp_factor(double t) const;
@@ -51,6 +58,7 @@ struct IoletSpec {
   double radial(const Vec& p) const;
   double beyond(const Vec& p) const;
   bool time_dependent() const { return time != Time::constant || profile == Profile::womersley || ramp > 0.0; }
+  bool is_windkessel() const { return time == Time::windkessel; }
   const char* condition_name() const { return condition == Condition::velocity ? "velocity" : "pressure"; }
 };
 

@@ -11,6 +11,7 @@
 #include "core/exec/reduce.hpp"
 #include "core/fields/lattice_fields.hpp"
 #include "physics/d3q19.hpp"
+#include "physics/windkessel.hpp"
 #include "physics/womersley.hpp"
 #include "plugins/boundaries/kernels.hpp"
 
@@ -158,21 +159,22 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
 }
 
 template <class Real>
-void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, std::int64_t step, double time) {
-  visit_populations<Real>(fields, "f", [&](auto& f) { refresh(s, d, fields, f.data(), step, time); });
+void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, std::int64_t step, double time,
+                                 double pressure) {
+  visit_populations<Real>(fields, "f", [&](auto& f) { refresh(s, d, fields, f.data(), step, time, pressure); });
 }
 
 template <class Real>
 template <class Store>
 void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, const Store* f, std::int64_t step,
-                                 double time) {
+                                 double time, double pressure) {
   // The populations after the last step, where lb_bgk's streaming left them.
   const PopulationSlotsOf slots = population_slots(fields, *run_.mesh, step - 1);
   Real* link_value = fields.get<Real>("link_value").data();
   Real coef[3];
   coefficients(s, time, coef);
   // p -> lattice density: rho = 1 + p / (c_s^2 rho_0) in lattice units.
-  const Real drho = Real(3.0 * s.value_at(time) * run_.units.dt * run_.units.dt / (run_.units.density * run_.units.dx * run_.units.dx));
+  const Real drho = Real(3.0 * pressure * run_.units.dt * run_.units.dt / (run_.units.density * run_.units.dx * run_.units.dx));
   const bool velocity = s.condition == IoletSpec::Condition::velocity;
   // Ladd's values depend only on time, so a constant profile is written once; Nash and
   // Zou-He depend on the populations and run every step.
@@ -206,6 +208,54 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
 }
 
 template <class Real>
+double IoletRuntime<Real>::mass_through(Device& d, FieldRegistry& fields) {
+  // The mass through the iolet in one step is the sum of its link values (kernels.hpp),
+  // each weighted by the fluid share of its cell where lb_vlbm gives cells one.
+  if (fields.contains("fluid_share")) {
+    exec::for_each(run_.space, {0, d.links},
+                   GatherWeighted<Real>{d.scratch.data(), fields.get<Real>("link_value").data(), d.link.data(),
+                                        fields.get<std::uint32_t>("link_node").data(),
+                                        fields.get<Real>("fluid_share").data()},
+                   "boundaries::gather_weighted");
+  } else {
+    exec::for_each(run_.space, {0, d.links},
+                   Gather<Real>{d.scratch.data(), fields.get<Real>("link_value").data(), d.link.data()},
+                   "boundaries::gather");
+  }
+  return exec::sum(run_.space, d.scratch.data(), d.links);
+}
+
+template <class Real>
+void IoletRuntime<Real>::measure_windkessel_outflow(StepContext& ctx) {
+  // After the step's collide-stream used the link values its begin_step wrote: their sum
+  // is the mass that crossed in this step. Measured here, not at the next begin_step, so
+  // that a checkpoint written after this step holds it (link values are not checkpointed).
+  // Every rank gets the same sum, hence the same state: they agree without talking again.
+  std::vector<double> mass;
+  for (std::size_t i = 0; i < specs_.size(); ++i)
+    if (specs_[i].is_windkessel()) mass.push_back(mass_through(device_[i], *ctx.fields));
+  run_.comm->sum(mass);
+  const double to_flow = run_.units.dx * run_.units.dx * run_.units.dx / run_.units.dt;  // lattice mass/step -> m^3/s
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < specs_.size(); ++i)
+    if (specs_[i].is_windkessel()) windkessel_[i].outflow = -mass[at++] * to_flow;  // inflow positive -> outflow
+}
+
+template <class Real>
+void IoletRuntime<Real>::advance_windkessels() {
+  // Explicit coupling with a lag of one step: the flow of the last step drives the model
+  // over this step (held constant, integrated exactly), and p = p_c + R_p Q is this step's
+  // prescribed pressure. A fresh run starts with Q = 0 (nothing has flowed yet).
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    if (!specs_[i].is_windkessel()) continue;
+    const phys::WindkesselRCR& m = specs_[i].windkessel;
+    Windkessel& w = windkessel_[i];
+    w.capacitor_pressure = phys::windkessel_step(m, w.capacitor_pressure, w.outflow, run_.units.dt);
+    w.pressure = phys::windkessel_pressure(m, w.capacitor_pressure, w.outflow);
+  }
+}
+
+template <class Real>
 void IoletRuntime<Real>::monitor(StepContext& ctx) {
   if (!run_.due(ctx.step) || !csv_) return;
   FieldRegistry& fields = *ctx.fields;
@@ -214,20 +264,7 @@ void IoletRuntime<Real>::monitor(StepContext& ctx) {
   std::vector<double> sums;
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     Device& d = device_[i];
-    // The mass through the iolet in one step is the sum of its link values (kernels.hpp),
-    // each weighted by the fluid share of its cell where lb_vlbm gives cells one.
-    if (fields.contains("fluid_share")) {
-      exec::for_each(run_.space, {0, d.links},
-                     GatherWeighted<Real>{d.scratch.data(), fields.get<Real>("link_value").data(), d.link.data(),
-                                          fields.get<std::uint32_t>("link_node").data(),
-                                          fields.get<Real>("fluid_share").data()},
-                     "boundaries::gather_weighted");
-    } else {
-      exec::for_each(run_.space, {0, d.links},
-                     Gather<Real>{d.scratch.data(), fields.get<Real>("link_value").data(), d.link.data()},
-                     "boundaries::gather");
-    }
-    sums.push_back(exec::sum(run_.space, d.scratch.data(), d.links));
+    sums.push_back(mass_through(d, fields));
     exec::for_each(run_.space, {0, d.nodes}, Gather<Real>{d.scratch.data(), fields.get<Real>("density").data(), d.node.data()},
                    "boundaries::gather");
     sums.push_back(exec::sum(run_.space, d.scratch.data(), d.nodes));
@@ -240,6 +277,10 @@ void IoletRuntime<Real>::monitor(StepContext& ctx) {
     const double flow = mass * run_.units.dx * run_.units.dx * run_.units.dx / run_.units.dt;  // m^3/s, inflow positive
     csv_.value(flow);
     csv_.value(run_.units.pressure_to_physical(rho));
+    if (specs_[i].is_windkessel()) {  // what the RCR model imposed in this step, and its state
+      csv_.value(windkessel_[i].pressure);
+      csv_.value(windkessel_[i].capacitor_pressure);
+    }
   }
   csv_.end();
 }
@@ -252,13 +293,45 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
   for (std::size_t i = 0; i < specs_.size(); ++i) build(st, specs_[i], device_[i]);
 
   std::string header;
-  for (const IoletSpec& s : specs_) header += "," + s.name + "_flow_m3_per_s," + s.name + "_pressure_Pa";
+  for (const IoletSpec& s : specs_) {
+    header += "," + s.name + "_flow_m3_per_s," + s.name + "_pressure_Pa";
+    if (s.is_windkessel()) header += "," + s.name + "_windkessel_pressure_Pa," + s.name + "_capacitor_pressure_Pa";
+  }
   csv_.open(st.comm, st.output_dir, "iolets.csv", header, st.first_step);
+
+  // Windkessel outlets: their state is two doubles each (p_c and the last step's outflow),
+  // kept through checkpoints as restart values of a table of boundaries' own (no rows: a
+  // checkpoint stores a table's bound values whatever its rows), declared only when a case
+  // has such an outlet, so that other runs' checkpoints stay as they were. A restart sets
+  // the values after initialise, before the first step.
+  windkessel_.resize(specs_.size());
+  ParticleTable* state = nullptr;
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    if (!specs_[i].is_windkessel()) continue;
+    if (!state) state = &st.fields.declare_particle_table("windkessel", "boundaries", 1);
+    windkessel_[i].capacitor_pressure = specs_[i].windkessel_initial;
+    windkessel_[i].outflow = 0.0;
+    state->bind_restart_value(specs_[i].name + ".capacitor_pressure_Pa", windkessel_[i].capacitor_pressure);
+    state->bind_restart_value(specs_[i].name + ".outflow_m3_per_s", windkessel_[i].outflow);
+    log::info(str("iolet '", specs_[i].name, "': Windkessel (RCR) outlet, R_p = ", fmt_g(specs_[i].windkessel.resistance_proximal, 4),
+                  " Pa s/m^3, C = ", fmt_g(specs_[i].windkessel.compliance, 4), " m^3/Pa, R_d = ",
+                  fmt_g(specs_[i].windkessel.resistance_distal, 4), " Pa s/m^3 (R_d C = ",
+                  fmt_g(specs_[i].windkessel.time_constant(), 4), " s), p_d = ", fmt_g(specs_[i].windkessel.pressure_distal, 4),
+                  " Pa"));
+  }
 
   // Before the collide-stream kernel: it reads the link values these write.
   st.scheduler.add(Phase::begin_step, "iolets", "boundaries", [this](StepContext& ctx) {
-    for (std::size_t i = 0; i < specs_.size(); ++i) refresh(specs_[i], device_[i], *ctx.fields, ctx.step, ctx.time);
+    advance_windkessels();
+    for (std::size_t i = 0; i < specs_.size(); ++i) {
+      const IoletSpec& s = specs_[i];
+      const double pressure = s.is_windkessel() ? windkessel_[i].pressure : s.value_at(ctx.time);
+      refresh(s, device_[i], *ctx.fields, ctx.step, ctx.time, pressure);
+    }
   });
+  if (state)
+    st.scheduler.add(Phase::end_step, "windkessel_outflow", "boundaries",
+                     [this](StepContext& ctx) { measure_windkessel_outflow(ctx); });
   st.scheduler.add(Phase::output, "iolet_monitor", "boundaries", [this](StepContext& ctx) { monitor(ctx); });
 }
 

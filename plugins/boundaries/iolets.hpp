@@ -1,7 +1,8 @@
 #pragma once
 // Iolets at run time: which links and nodes each owns, the per-link profile shapes, the
-// kernels that refresh link_value every step (begin_step), and the monitor that writes
-// each iolet's flow rate and mean pressure to <output>/iolets.csv.
+// kernels that refresh link_value every step (begin_step), the Windkessel outlets' state
+// (the flow through them at end_step, their RCR model advanced at begin_step), and the
+// monitor that writes each iolet's flow rate and mean pressure to <output>/iolets.csv.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -31,17 +32,35 @@ class IoletRuntime {
     exec::DeviceArray<std::uint32_t> link, node, zh_unknown, zh_sources, rule_link;
     exec::DeviceArray<Real> shape, zh_shape, rule_shape, scratch;
   };
+  /// A Windkessel outlet's state, carried from step to step and through checkpoints (its
+  /// two doubles are restart values bound to the table "windkessel").
+  struct Windkessel {
+    double capacitor_pressure = 0.0;  // p_c (Pa) after this step's advance
+    double outflow = 0.0;             // Q (m^3/s, out of the domain) through it in the last step
+    double pressure = 0.0;            // p = p_c + R_p Q (Pa), imposed in this step (not state: recomputed)
+  };
   void build(SetupStage& st, const IoletSpec& s, Device& d);
-  void refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, std::int64_t step, double time);
+  /// `pressure` (Pa): a pressure iolet's value in this step.
+  void refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, std::int64_t step, double time, double pressure);
   /// The same with the populations `f` as stored (Store: Real or a 16-bit format).
   template <class Store>
-  void refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, const Store* f, std::int64_t step, double time);
+  void refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, const Store* f, std::int64_t step, double time,
+               double pressure);
+  /// This rank's mass (lattice units) through the iolet in the step whose link values
+  /// link_value holds: the sum of its link values, weighted by lb_vlbm's fluid share.
+  double mass_through(Device& d, FieldRegistry& fields);
+  /// end_step: every Windkessel outlet's outflow in this step, summed over the ranks.
+  void measure_windkessel_outflow(StepContext& ctx);
+  /// begin_step: every Windkessel outlet's p_c advanced over one step with the last
+  /// step's outflow, and the pressure it imposes in this step.
+  void advance_windkessels();
   void monitor(StepContext& ctx);
   /// The (up to three) time coefficients of a velocity iolet's shapes at time t.
   void coefficients(const IoletSpec& s, double t, Real (&coef)[3]) const;
 
   std::vector<IoletSpec> specs_;
   std::vector<Device> device_;
+  std::vector<Windkessel> windkessel_;  // one per iolet; used by Windkessel iolets only
   RunContext run_;
   io::SeriesCsv csv_;
 };

@@ -24,6 +24,15 @@ def run_hemoflow(hemoflow, args, env=None, expect=0):
     return p
 
 
+def has_cuda_device(hemoflow):
+    """Whether this hemoflow was built with CUDA and sees a device (`hemoflow info`)."""
+    info = run_hemoflow(hemoflow, ["info"]).stdout
+    for line in info.splitlines():
+        if line.strip().startswith("cuda"):
+            return "built;" in line and "0 device(s)" not in line
+    return False
+
+
 def summary(out_dir):
     with open(os.path.join(out_dir, "summary.json")) as f:
         return json.load(f)

@@ -31,20 +31,12 @@ import sys
 
 import numpy as np
 
-from common import check, hemo_output, run_hemoflow, summary
+from common import check, has_cuda_device, hemo_output, run_hemoflow, summary
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "analysis"))
 import poiseuille  # noqa: E402
 
 SKIP = 77
-
-
-def has_cuda_device(hemoflow):
-    info = run_hemoflow(hemoflow, ["info"]).stdout
-    for line in info.splitlines():
-        if line.strip().startswith("cuda"):
-            return "built;" in line and "0 device(s)" not in line
-    return False
 
 
 def compare(cpu_out, gpu_out):

@@ -69,6 +69,11 @@ SCENARIOS = {
                                   "--set", "run.check_every=10", "--set", "output.every=15"]),
     "sphere": ("sphere_drag.toml", ["--steps", "40", "--set", "lattice.dx=5e-4", "--set", "run.check_every=10",
                                     "--set", "output.every=0", "--set", "partition.brick=6"]),
+    # A Windkessel (RCR) outlet: state outside the fields (p_c, the last outflow), kept as
+    # restart values. Not the same bits on another rank count (the outflow is summed over
+    # the ranks in another order), so only restart.py --reference-ranks uses it.
+    "windkessel": ("windkessel_pipe.toml", ["--steps", "60", "--set", "lattice.dx=4e-4", "--set", "run.check_every=10",
+                                            "--set", "output.every=30", "--set", "partition.brick=4"]),
 }
 
 # 16-bit population storage (issue 16): the same scenarios, fp32 arithmetic.

@@ -431,6 +431,17 @@ def scaling_section(docs):
             "[scaling.md](scaling.md) (numbers in `docs/scaling.json`)."]
 
 
+def wall_shear_section(docs):
+    """The "Wall shear statistics" section from docs/wall_shear_cost.json
+    (tools/bench/wall_shear_cost.py, which also writes it when it measures); none without."""
+    path = os.path.join(docs, "wall_shear_cost.json")
+    if not os.path.exists(path):
+        return []
+    from wall_shear_cost import section
+    with open(path) as f:
+        return section(json.load(f))
+
+
 def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu, fx):
     collisions = [r for r in records if r.get("study") == "collision"]
     storage = [r for r in records if r.get("study") == "storage"]
@@ -501,7 +512,7 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu, fx):
           "[bytes_per_update.md](bytes_per_update.md). The 16-bit storage is built; its speed and memory are in "
           "\"Population storage\" above when this run measured it, and alone in "
           "[performance-storage.md](performance-storage.md) (`tools/bench/bench.py --only-storage`).", ""]
-    L += ["## Several GPUs", ""] + scaling_section(a.docs) + ["",
+    L += ["## Several GPUs", ""] + scaling_section(a.docs) + [""] + wall_shear_section(a.docs) + [
           "## Reproduce", "",
           "On a machine with the GPU (or, without one, `--backend cpu`):", "",
           "```sh", "tools/build                  # Release, CUDA for sm_90", "tools/bench/run              # this page and docs/performance.json",

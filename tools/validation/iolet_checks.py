@@ -12,6 +12,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tools", "analysis"))
 import hemo_output  # noqa: E402
 import pipe_iolets  # noqa: E402
+import windkessel as windkessel_analysis  # noqa: E402
 import womersley as womersley_analysis  # noqa: E402
 
 NAN = float("nan")
@@ -129,4 +130,39 @@ def womersley(ctx):
     return records
 
 
-CHECKS = {"pipe_pressure": pipe_pressure, "pipe_velocity": pipe_velocity, "womersley": womersley}
+def windkessel_pipe(ctx):
+    """A pipe 2 D long with a pulsatile parabolic inlet and an RCR (Windkessel) outlet
+    (Zou-He): the mean pressure at the outlet's nodes over the last of three periods
+    against the RCR model driven by the imposed inflow (tools/analysis/windkessel.py),
+    relative to the pulse's amplitude. 8, 12 and 16 nodes per radius (6, 8 and 10
+    reduced), tau = 0.52 at each (dt ~ dx^2, so the lattice's compressibility and the
+    coupling's one-step lag both fall as dx^2). Asserted: the finest level's error and
+    the observed order."""
+    records, errors = [], {}
+    levels = (6, 8, 10) if ctx.reduced else (8, 12, 16)
+    for nodes in levels:
+        out = os.path.join(ctx.work, f"windkessel_R{nodes}")
+        # about 475 records over the run at every level (dt ~ dx^2)
+        every = max(1, round(10 * (nodes / 8) ** 2))
+        s = ctx.run("windkessel_pipe.toml", out, "--set", f"lattice.dx={0.002 / nodes!r}",
+                    "--set", f"run.check_every={every}")
+        res = f"R = {nodes} dx"
+        if s is None:
+            records.append(ctx.failed("windkessel_pipe", res, "windkessel.pressure"))
+            continue
+        r = windkessel_analysis.analyse(out)
+        res = f"R = {nodes} dx ({s['steps']} steps, tau {s['tau']:.2f})"
+        errors[nodes] = r["max_error"]
+        records.append(ctx.diagnostic("windkessel_pipe", "mean outlet pressure - RCR's mean, / amplitude",
+                                      r["mean_error"], res))
+        records.append(ctx.diagnostic("windkessel_pipe", "outflow / imposed inflow over the last period",
+                                      r["flow_ratio"], res))
+        if nodes == levels[-1]:
+            records.append(ctx.check("windkessel.pressure", r["max_error"], res, backend=s["backend"]))
+    records += ctx.study("windkessel_pipe", "largest outlet pressure error / amplitude", errors, "windkessel.order",
+                         unit="R/dx")
+    return records
+
+
+CHECKS = {"pipe_pressure": pipe_pressure, "pipe_velocity": pipe_velocity, "womersley": womersley,
+          "windkessel_pipe": windkessel_pipe}

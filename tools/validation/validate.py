@@ -26,6 +26,7 @@ import pressure_rules  # noqa: E402
 import rbc_tubes  # noqa: E402
 import reference_cases  # noqa: E402
 import sphere_check  # noqa: E402
+import wall_shear_checks  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -313,6 +314,7 @@ CHECKS.update(reference_cases.CHECKS)
 CHECKS.update(sphere_check.CHECKS)
 CHECKS.update(geometry_checks.CHECKS)
 CHECKS.update(rbc_tubes.CHECKS)
+CHECKS.update(wall_shear_checks.CHECKS)
 
 
 def fmt(x):

@@ -1,0 +1,165 @@
+#pragma once
+// Wall shear stress (WSS) at the fluid nodes next to a halfway bounce-back wall, in
+// lattice units (rho_0 = dx = dt = 1), from one node's populations. Two estimates:
+//
+// 1. The stress from the non-equilibrium populations (the default of plugins/wall_shear).
+//    The Chapman-Enskog expansion of the lattice Boltzmann equation with Guo's forcing
+//    gives the deviatoric (viscous) stress from the second moment of the non-equilibrium
+//    part of the *pre-collision* populations (T. Krueger et al., The Lattice Boltzmann
+//    Method, Springer 2017, ch. 4 (the Chapman-Enskog analysis) and ch. 6 (forcing: the
+//    stress with Guo's force); T. Krueger, F. Varnik, D. Raabe, Phys. Rev. E 79, 046704
+//    (2009), "Shear stress in lattice Boltzmann simulations"):
+//      sigma_ab = -(1 - omega/2) sum_q (f_q - f_q^eq) c_qa c_qb
+//                 -(1 - omega/2)/2 (F_a u_b + u_a F_b),
+//    with u = (sum_q c_q f_q + F/2)/rho, f^eq at that u (equilibrium.hpp) and omega = 1/tau.
+//    It is sigma = 2 rho nu S with nu = (tau - 1/2)/3. BGK, TRT (omega = omega+, the even
+//    rate, which relaxes the stress) and the regularized operator (which relaxes the
+//    projected stress at omega, regularized.hpp) all relax the second moment at 1/tau,
+//    so the same expression holds for the three operators of physics/collision.hpp.
+//    In shifted populations h = f - w: sum_q w_q c_qa c_qb = c_s^2 delta_ab, so
+//      sum_q (f_q - f_q^eq) c_qa c_qb = sum_q h_q c_qa c_qb - (rho - 1)/3 delta_ab - rho u_a u_b
+//    (regularized.hpp derives the same Pi1).
+//
+// 2. The momentum exchange at the wall links (A. Ladd, J. Fluid Mech. 271, 285 (1994);
+//    Krueger et al. 2017, sec. 5.4.3): a population f*_q that leaves a node towards the
+//    wall (x + c_q solid) and comes back as f_opp(q) gives the wall 2 f*_q c_q of
+//    momentum per step, so the force on the wall from one node is
+//      F_wall = sum over its wall links of 2 f*_q c_q   (f* the full post-collision f).
+//    Its tangential part, divided by the wall area the node represents, is a WSS.
+//
+// The wall normal of a staircase node comes from its wall links (Matyka, Koza, Miroslaw,
+// Computers & Fluids 73 (2013) 115 use a normal per wall node the same way):
+//      n = normalise(sum over q whose pull x - c_q is a wall of w_q c_q),
+// which points from the wall into the fluid. The traction the fluid exerts on the wall is
+// then t = sigma . n (with n the wall's normal into the fluid: for u_x = G y above a wall
+// at y = 0, t_x = sigma_xy = mu G > 0, the fluid drags the wall along +x), and the WSS
+// is its tangential part, t - (t . n) n.
+#include <cmath>
+#include <cstdint>
+
+#include "physics/d3q19.hpp"
+#include "physics/equilibrium.hpp"
+#include "physics/vec3.hpp"
+
+namespace hemo::phys {
+
+/// A symmetric 3 x 3 tensor: xx, yy, zz, xy, xz, yz.
+template <class Real>
+struct SymTensor {
+  Real xx{}, yy{}, zz{}, xy{}, xz{}, yz{};
+};
+
+/// t = T . n for a symmetric T.
+template <class Real>
+HEMO_HD Vec3<Real> apply(const SymTensor<Real>& t, const Vec3<Real>& n) {
+  return {t.xx * n.x + t.xy * n.y + t.xz * n.z, t.xy * n.x + t.yy * n.y + t.yz * n.z,
+          t.xz * n.x + t.yz * n.y + t.zz * n.z};
+}
+
+/// The deviatoric stress sigma (lattice units) from the pre-collision shifted populations
+/// h of a node, the force density F acting on it (Guo) and the relaxation rate of the
+/// stress omega = 1/tau (omega+ for TRT): the Chapman-Enskog result of the header, eq. 1.
+template <class Real>
+HEMO_HD SymTensor<Real> viscous_stress(const Real (&h)[d3q19::Q], const Vec3<Real>& F, Real omega) {
+  const SecondMoments<Real> m = second_moments(h);  // equilibrium.hpp
+  const Real drho = m.drho, jx = m.j.x, jy = m.j.y, jz = m.j.z;
+  const SymTensor<Real> pi{m.xx, m.yy, m.zz, m.xy, m.xz, m.yz};  // sum_q c c h_q
+  const Real rho = Real(1) + drho, half = Real(0.5);
+  const Vec3<Real> u{(jx + half * F.x) / rho, (jy + half * F.y) / rho, (jz + half * F.z) / rho};
+  // Pi_neq = Pi - (rho - 1)/3 I - rho u u; sigma = -(1 - omega/2) (Pi_neq + (F u + u F)/2).
+  const Real third = drho / Real(3), keep = -(Real(1) - half * omega);
+  SymTensor<Real> s;
+  s.xx = keep * (pi.xx - third - rho * u.x * u.x + F.x * u.x);
+  s.yy = keep * (pi.yy - third - rho * u.y * u.y + F.y * u.y);
+  s.zz = keep * (pi.zz - third - rho * u.z * u.z + F.z * u.z);
+  s.xy = keep * (pi.xy - rho * u.x * u.y + half * (F.x * u.y + u.x * F.y));
+  s.xz = keep * (pi.xz - rho * u.x * u.z + half * (F.x * u.z + u.x * F.z));
+  s.yz = keep * (pi.yz - rho * u.y * u.z + half * (F.y * u.z + u.y * F.z));
+  return s;
+}
+
+/// The wall normal of a node from its wall links: bit q (1..18) of `wall_pulls` set where
+/// the node's pull in direction q is a wall (x - c_q solid). Points from the wall into the
+/// fluid; zero when the node has no wall link (or, impossibly for a fluid node between
+/// two walls, when they cancel).
+template <class Real>
+HEMO_HD Vec3<Real> wall_normal(std::uint32_t wall_pulls) {
+  Vec3<Real> n{Real(0), Real(0), Real(0)};
+  HEMO_UNROLL
+  for (int q = 1; q < d3q19::Q; ++q)
+    if (wall_pulls >> q & 1u) {
+      const Real w = d3q19::w<Real>(q);
+      n.x += w * Real(d3q19::cx(q));
+      n.y += w * Real(d3q19::cy(q));
+      n.z += w * Real(d3q19::cz(q));
+    }
+  const Real len2 = dot(n, n);
+  if (len2 <= Real(0)) return {Real(0), Real(0), Real(0)};
+  const Real inv = Real(1) / std::sqrt(len2);
+  return inv * n;
+}
+
+/// The part of v tangential to the unit normal n: v - (v . n) n.
+template <class Real>
+HEMO_HD Vec3<Real> tangential(const Vec3<Real>& v, const Vec3<Real>& n) {
+  const Real vn = dot(v, n);
+  return {v.x - vn * n.x, v.y - vn * n.y, v.z - vn * n.z};
+}
+
+/// The WSS from the stress: the tangential part of the traction t = sigma . n.
+template <class Real>
+HEMO_HD Vec3<Real> wall_shear_from_stress(const SymTensor<Real>& sigma, const Vec3<Real>& n) {
+  return tangential(apply(sigma, n), n);
+}
+
+/// The wall area (in dx^2) a staircase node represents: its wall links along the six face
+/// directions are the solid voxel faces it touches, each of area dx^2; projected onto the
+/// wall plane of normal n, A = sum over them of |c_q . n|. For a wall aligned with the
+/// lattice this is exactly 1; for an oblique staircase it is the node's share of the
+/// smooth surface only on average (the faces of a staircase project onto the surface
+/// once), node by node it scatters.
+template <class Real>
+HEMO_HD Real wall_face_area(std::uint32_t wall_pulls, const Vec3<Real>& n) {
+  Real a = Real(0);
+  HEMO_UNROLL
+  for (int q = 1; q <= 6; ++q)
+    if (wall_pulls >> q & 1u) {
+      const Real cn = Real(d3q19::cx(q)) * n.x + Real(d3q19::cy(q)) * n.y + Real(d3q19::cz(q)) * n.z;
+      a += cn < Real(0) ? -cn : cn;
+    }
+  return a;
+}
+
+/// The force on the wall from one node's wall links by momentum exchange (header, eq. 2):
+/// `reflected[q]` is the shifted post-collision population h*_opp(q) that leaves the node
+/// towards the wall and comes back in direction q (read for the bits of wall_pulls only).
+/// The rest populations' share 2 w_q c_opp(q) sums to a vector along n (n is built from
+/// the same w_q c_q), so it has no tangential part: the shift h = f - w changes only the
+/// normal force.
+template <class Real>
+HEMO_HD Vec3<Real> wall_force_momentum_exchange(std::uint32_t wall_pulls, const Real (&reflected)[d3q19::Q]) {
+  Vec3<Real> f{Real(0), Real(0), Real(0)};
+  HEMO_UNROLL
+  for (int q = 1; q < d3q19::Q; ++q)
+    if (wall_pulls >> q & 1u) {
+      // f*_opp(q) moves along c_opp(q) = -c_q into the wall: 2 f* c_opp(q).
+      const Real full = reflected[q] + d3q19::w<Real>(q);  // w_opp(q) = w_q
+      const Real two = Real(-2) * full;
+      f.x += two * Real(d3q19::cx(q));
+      f.y += two * Real(d3q19::cy(q));
+      f.z += two * Real(d3q19::cz(q));
+    }
+  return f;
+}
+
+/// The WSS from the momentum exchange: the tangential part of the wall force over the
+/// node's face area; zero for a node with no face link (only edge links: a corner).
+template <class Real>
+HEMO_HD Vec3<Real> wall_shear_from_force(const Vec3<Real>& force, const Vec3<Real>& n, Real area) {
+  if (!(area > Real(0))) return {Real(0), Real(0), Real(0)};
+  const Vec3<Real> t = tangential(force, n);
+  const Real inv = Real(1) / area;
+  return inv * t;
+}
+
+}  // namespace hemo::phys

@@ -1,0 +1,562 @@
+// wall_shear: the wall shear stress (WSS) at the fluid nodes next to halfway bounce-back
+// walls (physics/wall_shear.hpp), and its time statistics over a window: TAWSS, OSI, RRT
+// (issue 17). Reads the flow only (kind "output"); files in the run's output folder,
+// gathered to rank 0 and listed by global voxel index, so they are the same for any rank
+// count. See README.md.
+#include <hdf5.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "core/common/log.hpp"
+#include "core/common/text.hpp"
+#include "core/exec/for_each.hpp"
+#include "core/fields/lattice_fields.hpp"
+#include "core/geometry/shapes.hpp"
+#include "core/geometry/stl.hpp"
+#include "core/io/hdf5_file.hpp"
+#include "core/io/json.hpp"
+#include "core/plugin/plugin_api.hpp"
+#include "physics/storage16.hpp"
+#include "plugins/wall_shear/kernels.hpp"
+
+namespace hemo::wall_shear {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// One dataset of a wall_shear file: N values, or N x 3.
+struct Column {
+  std::string name, unit;
+  int components = 1;
+  std::vector<double> values;  // row-major, N x components
+};
+
+/// The wall nodes of the whole domain in file order (ascending global voxel index), on
+/// rank 0: what every file lists before its data.
+struct WallNodes {
+  std::vector<double> points;         // N x 3, m
+  std::vector<std::int32_t> voxel;    // N x 3
+  std::vector<double> normal;         // N x 3
+  std::vector<std::size_t> order;     // gathered row (rank after rank) of file row p
+  std::size_t size() const { return order.size(); }
+};
+
+/// Writes <dir>/<stem>.h5 (temporary name, renamed) and <stem>.xdmf beside it: a
+/// Polyvertex grid over /points with every column as a node attribute.
+void write_file(const std::string& dir, const std::string& stem, const WallNodes& nodes, const std::vector<Column>& columns,
+                std::int64_t step, double time, double window_start, double window_end, std::int64_t samples,
+                const std::string& method) {
+  const hsize_t n = nodes.size();
+  const hsize_t dims[2] = {n, 3};
+  {
+    const io::hdf5::Quiet quiet;
+    io::hdf5::Output out((fs::path(dir) / (stem + ".h5")).string());
+    const std::string metres = "m";
+    out.dataset("points", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, dims, nodes.points.data(), &metres);
+    out.dataset("voxel", H5T_STD_I32LE, H5T_NATIVE_INT32, 2, dims, nodes.voxel.data());
+    const std::string none = "1";
+    out.dataset("normal", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, dims, nodes.normal.data(), &none);
+    // The Polyvertex topology spelled out: ParaView's XDMF3 reader needs it (field_writer.hpp).
+    std::vector<std::int32_t> ids(n);
+    std::iota(ids.begin(), ids.end(), 0);
+    out.dataset("connectivity", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, dims, ids.data());
+    for (const Column& c : columns)
+      out.dataset(c.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.components == 1 ? 1 : 2, dims, c.values.data(), &c.unit);
+    const long long step_value = step, sample_count = samples;
+    out.attribute(out.root(), "step", H5T_STD_I64LE, H5T_NATIVE_LLONG, 1, &step_value);
+    out.attribute(out.root(), "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &time);
+    out.attribute(out.root(), "window_start", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &window_start);
+    out.attribute(out.root(), "window_end", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &window_end);
+    out.attribute(out.root(), "samples", H5T_STD_I64LE, H5T_NATIVE_LLONG, 1, &sample_count);
+    out.string_attribute(out.root(), "method", method);
+    out.commit();
+  }
+  const std::string count = std::to_string(n), h5 = stem + ".h5";
+  std::string x = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n";
+  x += "    <Grid Name=\"" + stem + "\" GridType=\"Uniform\">\n";
+  x += "      <Time Value=\"" + fmt_round_trip(time) + "\"/>\n";
+  x += "      <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" + count + "\" NodesPerElement=\"1\">\n";
+  x += "        <DataItem Dimensions=\"" + count + "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">" + h5 +
+       ":/connectivity</DataItem>\n      </Topology>\n";
+  x += "      <Geometry GeometryType=\"XYZ\">\n        <DataItem Dimensions=\"" + count +
+       " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" + h5 + ":/points</DataItem>\n      </Geometry>\n";
+  auto attribute = [&](const std::string& name, int components) {
+    const bool vec = components == 3;
+    x += "      <Attribute Name=\"" + name + "\" AttributeType=\"" + (vec ? "Vector" : "Scalar") + "\" Center=\"Node\">\n";
+    x += "        <DataItem Dimensions=\"" + count + (vec ? " 3" : "") + "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" +
+         h5 + ":/" + name + "</DataItem>\n      </Attribute>\n";
+  };
+  attribute("normal", 3);
+  for (const Column& c : columns) attribute(c.name, c.components);
+  x += "    </Grid>\n  </Domain>\n</Xdmf>\n";
+  io::write_file_atomic((fs::path(dir) / (stem + ".xdmf")).string(), x);
+}
+
+/// Big-endian bytes of doubles and ints, as legacy binary VTK wants them.
+template <class T>
+void append_big_endian(std::string& out, T value) {
+  unsigned char b[sizeof(T)];
+  std::memcpy(b, &value, sizeof(T));
+  if constexpr (std::endian::native == std::endian::little) std::reverse(b, b + sizeof(T));
+  out.append(reinterpret_cast<const char*>(b), sizeof(T));
+}
+
+/// For each point, the nearest of `nodes` (row-major N x 3, m), ties to the lower row:
+/// a uniform grid of buckets `cell` wide over the nodes' bounding box, searched in
+/// growing shells until no unsearched bucket can hold a nearer node.
+std::vector<std::size_t> nearest_rows(const std::vector<double>& nodes, const std::vector<std::array<double, 3>>& points,
+                                      double cell) {
+  const std::size_t n = nodes.size() / 3;
+  std::array<double, 3> lo{}, hi{};
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = std::numeric_limits<double>::max();
+    hi[a] = std::numeric_limits<double>::lowest();
+  }
+  for (std::size_t r = 0; r < n; ++r)
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = std::min(lo[a], nodes[3 * r + a]);
+      hi[a] = std::max(hi[a], nodes[3 * r + a]);
+    }
+  std::array<int, 3> dims{};
+  for (int a = 0; a < 3; ++a) dims[a] = std::max(1, int((hi[a] - lo[a]) / cell) + 1);
+  auto bucket_of = [&](const double* p, int a) { return std::clamp(int(std::floor((p[a] - lo[a]) / cell)), 0, dims[a] - 1); };
+  const std::size_t buckets = static_cast<std::size_t>(dims[0]) * dims[1] * dims[2];
+  std::vector<std::uint32_t> first(buckets + 1, 0);
+  std::vector<std::size_t> bucket(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    const double* p = &nodes[3 * r];
+    bucket[r] = std::size_t(bucket_of(p, 0)) + std::size_t(dims[0]) * (bucket_of(p, 1) + std::size_t(dims[1]) * bucket_of(p, 2));
+    ++first[bucket[r] + 1];
+  }
+  std::partial_sum(first.begin(), first.end(), first.begin());
+  std::vector<std::size_t> rows(n);
+  {
+    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+    for (std::size_t r = 0; r < n; ++r) rows[fill[bucket[r]]++] = r;  // ascending row within a bucket
+  }
+  std::vector<std::size_t> out(points.size(), 0);
+  for (std::size_t t = 0; t < points.size(); ++t) {
+    const double* p = points[t].data();
+    const int bx = bucket_of(p, 0), by = bucket_of(p, 1), bz = bucket_of(p, 2);
+    // A point outside the box is as far from it as from its clamped bucket's faces or more:
+    // the shell bound below counts from the clamped bucket, so add that distance.
+    double outside2 = 0.0;
+    for (int a = 0; a < 3; ++a) {
+      const double d = std::max({lo[a] - p[a], p[a] - hi[a], 0.0});
+      outside2 += d * d;
+    }
+    double best = std::numeric_limits<double>::max();
+    std::size_t best_row = 0;
+    const int largest = std::max({dims[0], dims[1], dims[2]});
+    for (int s = 0; s <= largest; ++s) {
+      // Every node in shell s is at least (s - 1) cells away from p (p lies in or beside bucket b).
+      if (best < std::numeric_limits<double>::max()) {
+        const double reach = std::max(0, s - 1) * cell;
+        if (reach * reach + outside2 > best) break;
+      }
+      for (int k = bz - s; k <= bz + s; ++k)
+        for (int j = by - s; j <= by + s; ++j)
+          for (int i = bx - s; i <= bx + s; ++i) {
+            if (std::max({std::abs(i - bx), std::abs(j - by), std::abs(k - bz)}) != s) continue;
+            if (i < 0 || j < 0 || k < 0 || i >= dims[0] || j >= dims[1] || k >= dims[2]) continue;
+            const std::size_t b = std::size_t(i) + std::size_t(dims[0]) * (std::size_t(j) + std::size_t(dims[1]) * k);
+            for (std::uint32_t e = first[b]; e < first[b + 1]; ++e) {
+              const std::size_t r = rows[e];
+              const double dx = nodes[3 * r] - p[0], dy = nodes[3 * r + 1] - p[1], dz = nodes[3 * r + 2] - p[2];
+              const double d2 = dx * dx + dy * dy + dz * dz;
+              if (d2 < best || (d2 == best && r < best_row)) {
+                best = d2;
+                best_row = r;
+              }
+            }
+          }
+    }
+    out[t] = best_row;
+  }
+  return out;
+}
+
+class WallShear {
+ public:
+  virtual ~WallShear() = default;
+  virtual void setup(SetupStage& st) = 0;
+};
+
+template <class Real>
+class WallShearIn final : public WallShear {
+ public:
+  void setup(SetupStage& st) override {
+    const config::Config& cfg = st.config;
+    const mesh::SparseMesh& m = st.mesh;
+    mesh_ = &m;
+    comm_ = &st.comm;
+    space_ = st.space;
+    dir_ = st.output_dir;
+    method_ = cfg.string("wall_shear.method");
+    momentum_exchange_ = method_ == "momentum_exchange";
+    every_ = cfg.has("wall_shear.every") ? cfg.integer("wall_shear.every") : cfg.integer("output.every");
+    sample_every_ = cfg.integer("wall_shear.sample_every");
+    window_start_ = cfg.real("wall_shear.window_start");
+    window_end_ = cfg.has("wall_shear.window_end") ? cfg.real("wall_shear.window_end") : std::numeric_limits<double>::infinity();
+    if (window_end_ <= window_start_)
+      cfg.fail("wall_shear.window_end", str("must be after wall_shear.window_start = ", fmt_g(window_start_), " s"));
+    dt_ = st.units.dt;
+    to_pascal_ = st.units.density * st.units.dx * st.units.dx / (st.units.dt * st.units.dt);
+    omega_ = Real(st.units.omega());
+    for (int c = 0; c < 3; ++c) {
+      g0_[c] = st.units.acceleration_to_lattice(cfg.vec3("forcing.acceleration")[c]);
+      g1_[c] = st.units.acceleration_to_lattice(cfg.vec3("forcing.amplitude")[c]);
+    }
+    force_omega_ = cfg.has("forcing.period") ? 2.0 * M_PI / cfg.real("forcing.period") : 0.0;
+    find_surface(cfg);
+
+    find_wall_nodes(m);
+    // A restarted run's window starts again at the restart (the statistics are not in
+    // checkpoints); the files say so in window_start.
+    sampled_from_ = std::max(window_start_, double(st.first_step) * dt_);
+    if (st.first_step > 0)
+      log::warn(str("wall_shear: the statistics (TAWSS, OSI, RRT) are not kept in checkpoints: this restarted run "
+                    "samples them from step ", st.first_step + 1, " (t = ", fmt_g(double(st.first_step) * dt_),
+                    " s) on, inside the window"));
+    log::info(str("wall_shear: ", comm_->sum(std::uint64_t(count_)), " wall nodes (a plain bounce-back link), method \"",
+                  method_, "\"; samples every ", sample_every_, " steps in t = [", fmt_g(window_start_), ", ",
+                  std::isinf(window_end_) ? std::string("end of run") : fmt_g(window_end_), "] s",
+                  every_ > 0 ? str(", wall_shear_<step>.h5 every ", every_, " steps") : std::string()));
+
+    st.scheduler.add(Phase::output, "wall_shear", "wall_shear", [this](StepContext& ctx) {
+      const bool file_due = every_ > 0 && ctx.step % every_ == 0;
+      const bool sample_due = ctx.step % sample_every_ == 0 && ctx.time >= window_start_ && ctx.time <= window_end_;
+      if (!file_due && !sample_due) return;
+      compute(*ctx.fields, ctx.step, ctx.time, sample_due);
+      if (file_due) write_instant(ctx.step, ctx.time);
+    });
+    st.scheduler.add_run_end("wall_shear_stats", "wall_shear", [this](StepContext& ctx) {
+      if (computed_step_ != ctx.step) compute(*ctx.fields, ctx.step, ctx.time, false);  // /wss: the last state
+      write_statistics(ctx.step, ctx.time);
+    });
+  }
+
+ private:
+  void find_surface(const config::Config& cfg) {
+    if (cfg.has("wall_shear.surface") && !cfg.string("wall_shear.surface").empty()) {
+      surface_ = cfg.file_path("wall_shear.surface");
+      if (!fs::exists(surface_)) cfg.fail("wall_shear.surface", str("'", surface_, "' does not exist"));
+      surface_unit_ = cfg.has("wall_shear.surface_unit") ? cfg.string("wall_shear.surface_unit") : cfg.string("geometry.unit");
+    } else if (cfg.string("geometry.shape") == "stl") {
+      surface_ = geometry::geometry_file(cfg.section("geometry"));
+      surface_unit_ = cfg.string("geometry.unit");
+    }
+  }
+
+  /// This rank's wall nodes: owned fluid nodes with at least one pull that is a plain
+  /// wall bounce-back (wall_link). Coded links (iolets, moving walls, lb_vlbm's pulls
+  /// between fluid nodes) are not walls here. Listed by ascending global voxel index.
+  void find_wall_nodes(const mesh::SparseMesh& m) {
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> found;  // (voxel, node)
+    std::vector<std::uint32_t> bits_of;
+    for (std::uint32_t f = 0; f < m.num_fluid(); ++f) {
+      const std::uint32_t n = m.fluid_node(f);
+      for (int q = 1; q < d3q19::Q; ++q)
+        if (m.neighbours[std::size_t(q - 1) * m.stride + n] == mesh::wall_link) {
+          found.emplace_back(m.voxel_index(n), n);
+          break;
+        }
+    }
+    std::sort(found.begin(), found.end());
+    count_ = std::uint32_t(found.size());
+    const std::size_t c = count_;
+    std::vector<std::uint32_t> node(c), bits(c);
+    std::vector<Real> normal(3 * c), area(c);
+    std::vector<std::uint64_t> voxel(c);
+    std::vector<double> rows(7 * c);  // per node: x, y, z (m), n_x, n_y, n_z, voxel (exact below 2^53)
+    for (std::size_t w = 0; w < c; ++w) {
+      const std::uint32_t n = found[w].second;
+      node[w] = n;
+      voxel[w] = found[w].first;
+      for (int q = 1; q < d3q19::Q; ++q)
+        if (m.neighbours[std::size_t(q - 1) * m.stride + n] == mesh::wall_link) bits[w] |= 1u << q;
+      const phys::Vec3<double> nd = phys::wall_normal<double>(bits[w]);
+      for (int a = 0; a < 3; ++a) normal[a * c + w] = Real(nd[a]);
+      area[w] = Real(phys::wall_face_area(bits[w], nd));
+      const auto x = m.position(n);
+      for (int a = 0; a < 3; ++a) {
+        rows[7 * w + a] = x[a];
+        rows[7 * w + 3 + a] = nd[a];
+      }
+      rows[7 * w + 6] = double(voxel[w]);
+    }
+    node_ = exec::to_device(space_, node);
+    bits_ = exec::to_device(space_, bits);
+    normal_ = exec::to_device(space_, normal);
+    area_ = exec::to_device(space_, area);
+    wss_ = exec::DeviceArray<double>(space_, 3 * c);
+    sum_magnitude_ = exec::DeviceArray<double>(space_, c);
+    sum_vector_ = exec::DeviceArray<double>(space_, 3 * c);
+    wss_.zero();
+    sum_magnitude_.zero();
+    sum_vector_.zero();
+
+    // Rank 0: every rank's wall nodes and the file order (ascending voxel index).
+    const std::vector<double> all = comm_->gather<double>(rows, 0);
+    if (comm_->rank() != 0) return;
+    const std::size_t total = all.size() / 7;
+    std::vector<std::size_t> order(total);
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return all[7 * a + 6] < all[7 * b + 6]; });
+    nodes_.order = order;
+    nodes_.points.resize(3 * total);
+    nodes_.normal.resize(3 * total);
+    nodes_.voxel.resize(3 * total);
+    for (std::size_t p = 0; p < total; ++p) {
+      const std::size_t r = order[p];
+      const auto v = std::uint64_t(all[7 * r + 6]);
+      const auto nx = std::uint64_t(m.dims[0]), ny = std::uint64_t(m.dims[1]);
+      nodes_.voxel[3 * p] = std::int32_t(v % nx);
+      nodes_.voxel[3 * p + 1] = std::int32_t(v / nx % ny);
+      nodes_.voxel[3 * p + 2] = std::int32_t(v / (nx * ny));
+      for (int a = 0; a < 3; ++a) {
+        nodes_.points[3 * p + a] = all[7 * r + a];
+        nodes_.normal[3 * p + a] = all[7 * r + 3 + a];
+      }
+    }
+  }
+
+  /// The uniform body acceleration at `time`, lattice units (as lb_bgk applies it).
+  phys::Vec3<Real> acceleration_at(double time) const {
+    const double wave = std::cos(force_omega_ * time);
+    return {Real(g0_[0] + g1_[0] * wave), Real(g0_[1] + g1_[1] * wave), Real(g0_[2] + g1_[2] * wave)};
+  }
+
+  /// The WSS of every wall node after `step`; with `sample`, added to the statistics.
+  void compute(FieldRegistry& fields, std::int64_t step, double time, bool sample) {
+    computed_step_ = step;
+    const double weight = double(sample_every_) * dt_;  // the rectangle rule: each sample stands for sample_every steps
+    if (sample) {
+      total_time_ += weight;
+      ++samples_;
+    }
+    if (!count_) return;
+    auto& links = fields.get<Real>("link_value");
+    const Real* force = fields.contains("force") ? fields.get<Real>("force").data() : nullptr;
+    const PopulationSlotsOf slots = population_slots(fields, *mesh_, step);
+    visit_populations<Real>(fields, "f", [&](auto& f) {
+      using Store = typename std::remove_cvref_t<decltype(f)>::value_type;
+      std::visit(
+          [&](auto where) {
+            WallShearStress<Real, Store, decltype(where.lattice)> kernel{f.data(),
+                                                                         where.lattice,
+                                                                         where.state,
+                                                                         where.stride,
+                                                                         links.count() ? links.data() : nullptr,
+                                                                         force,
+                                                                         acceleration_at(time),
+                                                                         omega_,
+                                                                         momentum_exchange_,
+                                                                         node_.data(),
+                                                                         bits_.data(),
+                                                                         normal_.data(),
+                                                                         area_.data(),
+                                                                         count_,
+                                                                         to_pascal_,
+                                                                         wss_.data(),
+                                                                         sample,
+                                                                         weight,
+                                                                         sum_magnitude_.data(),
+                                                                         sum_vector_.data()};
+            exec::for_each(space_, {0, count_}, kernel, "wall_shear::wall_shear_stress");
+          },
+          slots);
+    });
+  }
+
+  /// An array of `components` rows of count_ on the device, gathered to rank 0 in file
+  /// order, node-major (N x components). Collective.
+  std::vector<double> gathered(const exec::DeviceArray<double>& rows, int components) {
+    const std::vector<double> local = rows.to_host();
+    std::vector<double> mine(std::size_t(count_) * components);
+    for (std::size_t w = 0; w < count_; ++w)
+      for (int a = 0; a < components; ++a) mine[w * components + a] = local[std::size_t(a) * count_ + w];
+    const std::vector<double> all = comm_->gather<double>(mine, 0);
+    if (comm_->rank() != 0) return {};
+    std::vector<double> out(all.size());
+    for (std::size_t p = 0; p < nodes_.size(); ++p)
+      for (int a = 0; a < components; ++a) out[p * components + a] = all[nodes_.order[p] * components + a];
+    return out;
+  }
+
+  static std::vector<double> magnitudes(const std::vector<double>& v) {
+    std::vector<double> out(v.size() / 3);
+    for (std::size_t p = 0; p < out.size(); ++p)
+      out[p] = std::sqrt(v[3 * p] * v[3 * p] + v[3 * p + 1] * v[3 * p + 1] + v[3 * p + 2] * v[3 * p + 2]);
+    return out;
+  }
+
+  double window_end_written(double time) const { return std::min(window_end_, time); }
+
+  void write_instant(std::int64_t step, double time) {
+    std::vector<double> wss = gathered(wss_, 3);
+    if (comm_->rank() != 0) return;
+    std::vector<Column> columns;
+    columns.push_back({"wss_magnitude", "Pa", 1, magnitudes(wss)});
+    columns.push_back({"wss", "Pa", 3, std::move(wss)});
+    char stem[48];
+    std::snprintf(stem, sizeof stem, "wall_shear_%08lld", static_cast<long long>(step));
+    write_file(dir_, stem, nodes_, columns, step, time, sampled_from_, window_end_written(time), samples_, method_);
+  }
+
+  /// TAWSS = (1/T) int |tau| dt, mean WSS = (1/T) int tau dt,
+  /// OSI = (1 - |int tau dt| / int |tau| dt) / 2 (Ku et al. 1985; He & Ku 1996),
+  /// RRT = 1 / ((1 - 2 OSI) TAWSS) = T / |int tau dt| (Himburg et al. 2004).
+  void write_statistics(std::int64_t step, double time) {
+    std::vector<double> wss = gathered(wss_, 3);
+    const std::vector<double> sum_mag = gathered(sum_magnitude_, 1);
+    const std::vector<double> sum_vec = gathered(sum_vector_, 3);
+    if (comm_->rank() != 0) return;
+    const std::size_t n = nodes_.size();
+    if (samples_ == 0)
+      log::warn(str("wall_shear: no sample fell in the window t = [", fmt_g(window_start_), ", ", fmt_g(window_end_),
+                    "] s before the run ended at t = ", fmt_g(time), " s: the statistics are NaN"));
+    const double T = total_time_, nan = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> tawss(n), osi(n), rrt(n), mean(3 * n);
+    for (std::size_t p = 0; p < n; ++p) {
+      const double ix = sum_vec[3 * p], iy = sum_vec[3 * p + 1], iz = sum_vec[3 * p + 2];
+      const double net = std::sqrt(ix * ix + iy * iy + iz * iz), gross = sum_mag[p];
+      tawss[p] = T > 0 ? gross / T : nan;
+      for (int a = 0; a < 3; ++a) mean[3 * p + a] = T > 0 ? sum_vec[3 * p + a] / T : nan;
+      // No shear at all (a node whose WSS is exactly zero): nothing oscillates, OSI = 0.
+      osi[p] = T > 0 ? (gross > 0 ? 0.5 * (1.0 - net / gross) : 0.0) : nan;
+      rrt[p] = T > 0 && net > 0 ? T / net : (T > 0 ? std::numeric_limits<double>::infinity() : nan);
+    }
+    std::vector<Column> columns;
+    columns.push_back({"wss_magnitude", "Pa", 1, magnitudes(wss)});
+    columns.push_back({"wss", "Pa", 3, std::move(wss)});
+    columns.push_back({"tawss", "Pa", 1, tawss});
+    columns.push_back({"osi", "1", 1, osi});
+    columns.push_back({"rrt", "1/Pa", 1, rrt});
+    columns.push_back({"mean_wss", "Pa", 3, mean});
+    write_file(dir_, "wall_shear_stats", nodes_, columns, step, time, sampled_from_, window_end_written(time), samples_,
+               method_);
+    log::info(str("wall_shear: wall_shear_stats.h5: ", samples_, " samples over ", fmt_g(T), " s, ", n, " wall nodes"));
+    write_surface(tawss, osi, rrt, mean);
+  }
+
+  /// wall_shear_surface.vtk: the surface's triangles (m) with the statistics of the wall
+  /// node nearest to each triangle's centroid, as CELL_DATA (legacy VTK, binary).
+  void write_surface(const std::vector<double>& tawss, const std::vector<double>& osi, const std::vector<double>& rrt,
+                     const std::vector<double>& mean) {
+    if (surface_.empty()) {
+      log::info("wall_shear: no surface to map the statistics onto (geometry.shape is not \"stl\" and "
+                "wall_shear.surface is not set): no wall_shear_surface.vtk");
+      return;
+    }
+    if (nodes_.size() == 0) {
+      log::warn("wall_shear: no wall nodes: no wall_shear_surface.vtk");
+      return;
+    }
+    const geometry::TriangleMesh surface = geometry::read_stl(surface_, geometry::length_unit_from_string(surface_unit_));
+    std::vector<std::array<double, 3>> centroids(surface.size());
+    for (std::size_t t = 0; t < surface.size(); ++t)
+      for (int a = 0; a < 3; ++a)
+        centroids[t][a] = (surface.vertices[surface.triangles[t][0]][a] + surface.vertices[surface.triangles[t][1]][a] +
+                           surface.vertices[surface.triangles[t][2]][a]) /
+                          3.0;
+    const std::vector<std::size_t> nearest = nearest_rows(nodes_.points, centroids, 2.0 * mesh_->dx);
+    std::string v = "# vtk DataFile Version 3.0\nhemoflow wall_shear statistics (nearest wall node per triangle)\nBINARY\n"
+                    "DATASET POLYDATA\n";
+    v += str("POINTS ", surface.vertices.size(), " double\n");
+    for (const auto& p : surface.vertices)
+      for (int a = 0; a < 3; ++a) append_big_endian(v, p[a]);
+    v += str("\nPOLYGONS ", surface.size(), " ", 4 * surface.size(), "\n");
+    for (const auto& t : surface.triangles) {
+      append_big_endian(v, std::int32_t(3));
+      for (int a = 0; a < 3; ++a) append_big_endian(v, std::int32_t(t[a]));
+    }
+    v += str("\nCELL_DATA ", surface.size(), "\n");
+    auto scalars = [&](const char* name, const std::vector<double>& values) {
+      v += str("SCALARS ", name, " double 1\nLOOKUP_TABLE default\n");
+      for (const std::size_t r : nearest) append_big_endian(v, values[r]);
+      v += "\n";
+    };
+    scalars("tawss", tawss);
+    scalars("osi", osi);
+    scalars("rrt", rrt);
+    v += "VECTORS mean_wss double\n";
+    for (const std::size_t r : nearest)
+      for (int a = 0; a < 3; ++a) append_big_endian(v, mean[3 * r + a]);
+    v += "\n";
+    io::write_file_atomic((fs::path(dir_) / "wall_shear_surface.vtk").string(), v);
+    log::info(str("wall_shear: wall_shear_surface.vtk: ", surface.size(), " triangles of ", surface_));
+  }
+
+  const mesh::SparseMesh* mesh_ = nullptr;
+  comm::Communicator* comm_ = nullptr;
+  exec::Space space_ = exec::Space::host;
+  std::string dir_, method_, surface_, surface_unit_;
+  bool momentum_exchange_ = false;
+  std::int64_t every_ = 0, sample_every_ = 1, samples_ = 0, computed_step_ = -1;
+  double window_start_ = 0.0, window_end_ = 0.0, sampled_from_ = 0.0, dt_ = 0.0, to_pascal_ = 0.0, total_time_ = 0.0;
+  Real omega_ = Real(1);
+  double g0_[3] = {0, 0, 0}, g1_[3] = {0, 0, 0}, force_omega_ = 0.0;
+  std::uint32_t count_ = 0;
+  exec::DeviceArray<std::uint32_t> node_, bits_;
+  exec::DeviceArray<Real> normal_, area_;
+  exec::DeviceArray<double> wss_, sum_magnitude_, sum_vector_;
+  WallNodes nodes_;  // rank 0
+};
+
+class WallShearPlugin final : public Plugin {
+ public:
+  void setup(SetupStage& st) override {
+    if (st.precision == Precision::fp32) impl_ = std::make_unique<WallShearIn<float>>();
+    else impl_ = std::make_unique<WallShearIn<double>>();
+    impl_->setup(st);
+  }
+
+ private:
+  std::unique_ptr<WallShear> impl_;
+};
+
+void declare_config(config::Schema& schema) {
+  schema.section("wall_shear", "wall_shear", "Wall shear stress at halfway bounce-back walls and its time statistics "
+                                             "(TAWSS, OSI, RRT); plugins/wall_shear/README.md")
+      .string("method",
+              "'stress' (the default: the viscous stress from the non-equilibrium populations, sigma . n, its tangential "
+              "part) or 'momentum_exchange' (the tangential force of the node's bounce-back links over its staircase face "
+              "area)")
+      .choices({"stress", "momentum_exchange"})
+      .default_value(std::string("stress"))
+      .integer("every", "1", "Steps between instantaneous files wall_shear_<step>.h5; 0: none (default: output.every)")
+      .at_least(0)
+      .real("window_start", "s", "Start of the time window whose samples enter TAWSS, OSI and RRT")
+      .at_least(0.0)
+      .default_value(0.0)
+      .real("window_end", "s", "End of the statistics window (default: the end of the run)")
+      .greater_than(0.0)
+      .integer("sample_every", "1", "Steps between samples that enter the statistics (each stands for sample_every steps)")
+      .at_least(1)
+      .default_value(std::int64_t{1})
+      .string("surface", "STL surface to map the statistics onto (wall_shear_surface.vtk), relative to the case file "
+                         "(default: geometry.file when geometry.shape = 'stl'; none: no .vtk)")
+      .string("surface_unit", "Length unit of wall_shear.surface's coordinates (default: geometry.unit)")
+      .choices({"m", "mm", "um"});
+}
+
+Plugin* create() { return new WallShearPlugin(); }
+
+const PluginDescriptor descriptor{"wall_shear", "output", "0.1.0",
+                                  "wall shear stress at bounce-back walls, TAWSS / OSI / RRT over a time window",
+                                  &declare_config, &create};
+
+}  // namespace
+}  // namespace hemo::wall_shear
+
+HEMO_EXPORT_PLUGIN(hemo::wall_shear::descriptor)
