@@ -59,4 +59,15 @@ std::vector<float> signed_distance(const TriangleMesh& mesh, const VoxelGrid& gr
 /// triangle (for a few points; signed_distance serves grids).
 double distance_to_surface(const TriangleMesh& mesh, const Point& p);
 
+/// The surface's point nearest to each of `points`, searched within `limit` (m): its
+/// distance and the unit normal of the triangle it lies on, oriented as the triangle is
+/// stored (not trusted: a caller orients it); distance infinity and normal zero where no
+/// triangle lies within `limit`. A bounding-volume tree over the triangles, OpenMP over
+/// the points; the same answer for any thread count.
+struct SurfacePoint {
+  double distance;
+  Point normal;
+};
+std::vector<SurfacePoint> nearest_surface(const TriangleMesh& mesh, const std::vector<Point>& points, double limit);
+
 }  // namespace hemo::geometry

@@ -84,7 +84,16 @@ class TriangleBvh {
   /// Squared distance from p to the nearest triangle, or `limit2` if none is nearer.
   /// With stop2 > 0 the search ends at the first triangle nearer than sqrt(stop2): a
   /// result below stop2 is then only an upper bound, one at or above it is exact.
-  double distance2(const Point& p, double limit2 = std::numeric_limits<double>::infinity(), double stop2 = 0.0) const;
+  double distance2(const Point& p, double limit2 = std::numeric_limits<double>::infinity(), double stop2 = 0.0) const {
+    return nearest(p, limit2, stop2).distance2;
+  }
+  /// The same search, also naming the triangle (its index in the mesh; -1: none nearer
+  /// than sqrt(limit2)); of equally near triangles, the first the search meets.
+  struct Nearest {
+    double distance2;
+    std::int64_t triangle;
+  };
+  Nearest nearest(const Point& p, double limit2 = std::numeric_limits<double>::infinity(), double stop2 = 0.0) const;
 
  private:
   struct Node {
@@ -96,6 +105,7 @@ class TriangleBvh {
              const std::vector<Point>& centroid);
   std::vector<Node> nodes_;
   std::vector<std::array<Point, 3>> tris_;  // in tree order
+  std::vector<std::uint32_t> mesh_index_;  // of each triangle in tree order: its index in the mesh
 };
 
 /// The largest distance from the surface of a fluid voxel centre that lies inside the

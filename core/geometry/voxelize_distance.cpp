@@ -103,6 +103,7 @@ TriangleBvh::TriangleBvh(const TriangleMesh& mesh) {
   std::vector<std::array<Point, 3>> sorted(n);
   for (std::size_t t = 0; t < n; ++t) sorted[t] = tris_[order[t]];
   tris_ = std::move(sorted);
+  mesh_index_ = std::move(order);
 }
 
 void TriangleBvh::build(std::uint32_t node, std::vector<std::uint32_t>& order, std::uint32_t begin,
@@ -150,8 +151,8 @@ void TriangleBvh::build(std::uint32_t node, std::vector<std::uint32_t>& order, s
   build(box.first + 1, order, mid, end, centroid);
 }
 
-double TriangleBvh::distance2(const Point& p, double limit2, double stop2) const {
-  double best = limit2;
+TriangleBvh::Nearest TriangleBvh::nearest(const Point& p, double limit2, double stop2) const {
+  Nearest best{limit2, -1};
   if (nodes_.empty()) return best;
   // Balanced tree: depth <= log2(triangles) + 1, and at most one pending sibling per level.
   std::array<std::uint32_t, 128> stack;
@@ -159,12 +160,13 @@ double TriangleBvh::distance2(const Point& p, double limit2, double stop2) const
   stack[top++] = 0;
   while (top > 0) {
     const Node& node = nodes_[stack[--top]];
-    if (box_distance2(p, node.lo, node.hi) >= best) continue;
+    if (box_distance2(p, node.lo, node.hi) >= best.distance2) continue;
     if (node.count > 0) {
       for (std::uint32_t t = node.first; t < node.first + node.count; ++t) {
-        best = std::min(best, point_triangle_distance2(p, tris_[t][0], tris_[t][1], tris_[t][2]));
+        const double d2 = point_triangle_distance2(p, tris_[t][0], tris_[t][1], tris_[t][2]);
+        if (d2 < best.distance2) best = {d2, std::int64_t(mesh_index_[t])};
       }
-      if (best < stop2) return best;
+      if (best.distance2 < stop2) return best;
       continue;
     }
     const double dl = box_distance2(p, nodes_[node.first].lo, nodes_[node.first].hi);
@@ -172,8 +174,8 @@ double TriangleBvh::distance2(const Point& p, double limit2, double stop2) const
     // The nearer child is searched first (pushed last), so `best` shrinks early.
     const std::uint32_t near = dl <= dr ? node.first : node.first + 1;
     const std::uint32_t far = dl <= dr ? node.first + 1 : node.first;
-    if (std::max(dl, dr) < best) stack[top++] = far;
-    if (std::min(dl, dr) < best) stack[top++] = near;
+    if (std::max(dl, dr) < best.distance2) stack[top++] = far;
+    if (std::min(dl, dr) < best.distance2) stack[top++] = near;
   }
   return best;
 }
@@ -362,6 +364,23 @@ std::vector<float> signed_distance(const TriangleMesh& mesh, const VoxelGrid& gr
         }
       }
     }
+  }
+  return out;
+}
+
+std::vector<SurfacePoint> nearest_surface(const TriangleMesh& mesh, const std::vector<Point>& points, double limit) {
+  std::vector<SurfacePoint> out(points.size(), SurfacePoint{std::numeric_limits<double>::infinity(), {0.0, 0.0, 0.0}});
+  if (mesh.size() == 0 || points.empty()) return out;
+  const detail::TriangleBvh bvh(mesh);
+  const double limit2 = limit * limit;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < std::int64_t(points.size()); ++i) {
+    const auto hit = bvh.nearest(points[std::size_t(i)], limit2);
+    if (hit.triangle < 0) continue;
+    const auto& t = mesh.triangles[std::size_t(hit.triangle)];
+    const Point n = cross(mesh.vertices[t[1]] - mesh.vertices[t[0]], mesh.vertices[t[2]] - mesh.vertices[t[0]]);
+    const double len = norm(n);
+    out[std::size_t(i)] = {std::sqrt(hit.distance2), len > 0.0 ? (1.0 / len) * n : Point{0.0, 0.0, 0.0}};
   }
   return out;
 }

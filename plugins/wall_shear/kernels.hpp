@@ -33,6 +33,10 @@ struct WallShearStress {
   bool momentum_exchange;                // false: the stress method
   const std::uint32_t* HEMO_RESTRICT node;        // per wall node: its mesh node
   const std::uint32_t* HEMO_RESTRICT wall_pulls;  // per wall node: bit q set where pull q is a wall
+  // 18 rows of `count`: each wall node's pull codes (link_codes.hpp, row q - 1), copied
+  // from the mesh at set-up so that a warp reads them in one sweep instead of 18
+  // scattered rows of the node table (the kernel gathers from sparse nodes).
+  const std::uint32_t* HEMO_RESTRICT sources;
   const Real* HEMO_RESTRICT normal;               // 3 rows of `count`: into the fluid
   const Real* HEMO_RESTRICT area;                 // per wall node: face area, dx^2 (momentum exchange)
   std::uint32_t count;
@@ -59,16 +63,15 @@ struct WallShearStress {
     } else {
       // The populations the next collision sees, as lb_bgk's StreamedVelocity gathers them.
       std::uint32_t src[d3q19::Q];
-      const bool may_be_coded = lattice.sources(n, src);
+      HEMO_UNROLL
+      for (int q = 1; q < d3q19::Q; ++q) src[q] = sources[std::size_t(q - 1) * c + i];
       Real h[d3q19::Q];
       h[0] = Real(f[n]);
       HEMO_UNROLL
       for (int q = 1; q < d3q19::Q; ++q) h[q] = Real(f[mesh::incoming_slot(state, stride, q, n, lattice.pull_node(src[q]))]);
-      if (may_be_coded) {
-        HEMO_UNROLL
-        for (int q = 1; q < d3q19::Q; ++q)
-          if (mesh::is_coded_link(src[q])) h[q] = phys::bounce_back_link(h[q], link_value[mesh::link_index(src[q])]);
-      }
+      HEMO_UNROLL
+      for (int q = 1; q < d3q19::Q; ++q)
+        if (mesh::is_coded_link(src[q])) h[q] = phys::bounce_back_link(h[q], link_value[mesh::link_index(src[q])]);
       const std::size_t s = stride;
       Real rho = Real(1);
       HEMO_UNROLL
