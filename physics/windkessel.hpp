@@ -16,6 +16,45 @@
 //   p_c(t + dt) = p_d + R_d Q + (p_c(t) - p_d - R_d Q) exp(-dt / tau).
 // So a step is stable for any dt (the factor exp(-dt/tau) lies in (0, 1]) and exact for a
 // piecewise-constant Q: two half steps give the same p_c as one whole step (to rounding).
+//
+// Coupling to a compressible (lattice) fluid, damped. The outlet imposes p_{n+1} in step
+// n + 1 from the flow Q_n measured in step n (one step of lag). The fluid answers a
+// pressure change with a flow change through an impedance Z: a rise dp at the outlet sends
+// a wave that slows the outflow by about dp / Z (for a plane wave Z_a = rho_0 c_s / A, c_s
+// the fluid's sound speed, A the outlet's area). The explicit update p_{n+1} = p_c + R_p Q_n
+// feeds that back with the gain -k, k = R_p / Z: an error e_n in p gives Q_n off by
+// -e_n / Z and e_{n+1} = -k e_n, which grows when R_p > Z. Damped update: model the
+// outlet's response to the pressure change it is about to impose as
+//   Q_{n+1} = Q_n - (p_{n+1} - p_n) / Z
+// and impose p_{n+1} = p_c + R_p Q_{n+1} with it (p_c that of step n + 1). Solving for
+// p_{n+1}: p_{n+1} (1 + k) = p_c + R_p Q_n + k p_n, i.e.
+//   p_{n+1} = (p_c + R_p Q_n + k p_n) / (1 + k)
+//           = p_e + (p_n - p_e) k / (1 + k),     p_e = p_c + R_p Q_n (the explicit value):
+// each step moves p from the last imposed value towards the explicit one by 1 / (1 + k).
+// Stability, with the linear outlet Q_n = Q_bar - (a e_n + (1 - a) e_{n-1}) / Z (a share a
+// of the response within the step, the rest one step later; 0 <= a <= 1), p_c fixed:
+//   (1 + k) e_{n+1} = k (1 - a) (e_n - e_{n-1}),
+// whose roots are complex (k (1 - a) < 4 (1 + k)) with |z|^2 = k (1 - a) / (1 + k) < 1: an
+// error decays for every k >= 0, by k / (1 + k) every two steps for a = 0, at once for
+// a = 1. The explicit update has e_{n+1} = -k (a e_n + (1 - a) e_{n-1}): unstable for
+// k > 1 whatever a. A steady state is unchanged (p_n = p_{n+1} gives p = p_c + R_p Q, and
+// p_n = p_e returns p_e bitwise), and k -> 0 (R_p << Z) is the explicit update (k = 0:
+// bitwise). In a transient the imposed pressure follows the model's with a lag of about
+// k steps (the relaxation's time constant, -1 / ln(k / (1 + k)) ~ k + 1/2 steps).
+//
+// Which Z. The model above needs the fluid's response within the step to be no larger
+// than 1 / Z (a <= 1); a response larger than that (a > 1) makes the damped update
+// overshoot and, for large k, diverge. The lattice's response is not a plane wave from the
+// first step: Zou-He sets the nodes' density, so the mass through the outlet in the step
+// changes by the whole density change at once, an impedance Z_a / sqrt 3 (a = sqrt 3 with
+// Z = Z_a); anti-bounce-back's and Nash's first-step responses are 3 and 6 times weaker,
+// but anti-bounce-back's rises over the next steps. Measured on cases/windkessel_pipe.toml
+// (tau 0.505 to 0.6, R_p up to 1e10, 3e8 at which k = 3 with Z_a): Z = Z_a diverges with
+// Zou-He and anti-bounce-back; the largest stable Z was 0.6-0.7 Z_a for Zou-He, 0.45 Z_a
+// for anti-bounce-back at tau 0.52 and between 0.3 and 0.4 Z_a at tau 0.505, above 2 Z_a
+// for Nash. hemoflow uses Z = Z_a / 4 (windkessel_coupling_impedance) for every rule: a
+// smaller Z only damps more (k larger: a longer lag, still a few tens of steps for
+// physiological R_p, against thousands of steps in a cardiac cycle).
 // SI units throughout: Pa, m^3/s, Pa s/m^3, m^3/Pa, s. Plain arithmetic on doubles.
 #include <cmath>
 
@@ -43,6 +82,32 @@ inline double windkessel_step(const WindkesselRCR& m, double capacitor_pressure,
 /// The pressure at the outlet (Pa) for the capacitor pressure p_c and the outflow Q.
 inline double windkessel_pressure(const WindkesselRCR& m, double capacitor_pressure, double outflow) {
   return capacitor_pressure + m.resistance_proximal * outflow;
+}
+
+/// The acoustic impedance rho_0 c_s / A (Pa s/m^3) of a fluid of density rho_0 (kg/m^3)
+/// and sound speed c_s (m/s) through an area A (m^2): dp / dQ of a plane wave.
+inline double acoustic_impedance(double density, double sound_speed, double area) {
+  return density * sound_speed / area;
+}
+
+/// The impedance Z (Pa s/m^3) the damped coupling uses for a lattice of spacing dx (m) and
+/// step dt (s) with reference density rho_0 (kg/m^3) at an outlet of area A (m^2): a
+/// quarter of the lattice's acoustic impedance rho_0 c_s / A, c_s = dx / (dt sqrt 3)
+/// (the comment above: why a quarter).
+inline constexpr double windkessel_coupling_share = 0.25;
+inline double windkessel_coupling_impedance(double density, double dx, double dt, double area) {
+  return windkessel_coupling_share * acoustic_impedance(density, dx / (dt * std::sqrt(3.0)), area);
+}
+
+/// The pressure (Pa) an outlet imposes in the next step with the damped coupling above:
+/// p_{n+1} = (p_c + R_p Q_n + k p_n) / (1 + k), k = R_p / Z, for the capacitor pressure
+/// p_c of the next step, the flow Q_n of the last step, the pressure p_n imposed in the
+/// last step and the fluid's acoustic impedance Z (> 0) at the outlet.
+inline double windkessel_damped_pressure(const WindkesselRCR& m, double impedance, double capacitor_pressure,
+                                         double outflow, double last_pressure) {
+  const double explicit_value = capacitor_pressure + m.resistance_proximal * outflow;  // p_e, as windkessel_pressure
+  const double k = m.resistance_proximal / impedance;
+  return explicit_value + (last_pressure - explicit_value) * (k / (1.0 + k));
 }
 
 /// Z(w) = R_p + R_d / (1 + i w R_d C) as {real part, imaginary part} (Pa s/m^3).

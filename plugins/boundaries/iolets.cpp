@@ -243,15 +243,17 @@ void IoletRuntime<Real>::measure_windkessel_outflow(StepContext& ctx) {
 
 template <class Real>
 void IoletRuntime<Real>::advance_windkessels() {
-  // Explicit coupling with a lag of one step: the flow of the last step drives the model
-  // over this step (held constant, integrated exactly), and p = p_c + R_p Q is this step's
-  // prescribed pressure. A fresh run starts with Q = 0 (nothing has flowed yet).
+  // Coupling with a lag of one step: the flow of the last step drives the model over this
+  // step (held constant, integrated exactly), and this step's prescribed pressure is
+  // p_c + R_p Q damped by the lattice's own response (physics/windkessel.hpp: p moves from
+  // the last step's p towards p_c + R_p Q by 1 / (1 + k), k = R_p / Z; stable for any R_p).
+  // A fresh run starts with Q = 0 (nothing has flowed yet) and p = p_c.
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     if (!specs_[i].is_windkessel()) continue;
     const phys::WindkesselRCR& m = specs_[i].windkessel;
     Windkessel& w = windkessel_[i];
     w.capacitor_pressure = phys::windkessel_step(m, w.capacitor_pressure, w.outflow, run_.units.dt);
-    w.pressure = phys::windkessel_pressure(m, w.capacitor_pressure, w.outflow);
+    w.pressure = phys::windkessel_damped_pressure(m, w.impedance, w.capacitor_pressure, w.outflow, w.pressure);
   }
 }
 
@@ -299,8 +301,9 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
   }
   csv_.open(st.comm, st.output_dir, "iolets.csv", header, st.first_step);
 
-  // Windkessel outlets: their state is two doubles each (p_c and the last step's outflow),
-  // kept through checkpoints as restart values of a table of boundaries' own (no rows: a
+  // Windkessel outlets: their state is three doubles each (p_c, the last step's outflow
+  // and the pressure imposed in the last step), kept through checkpoints as restart
+  // values of a table of boundaries' own (no rows: a
   // checkpoint stores a table's bound values whatever its rows), declared only when a case
   // has such an outlet, so that other runs' checkpoints stay as they were. A restart sets
   // the values after initialise, before the first step.
@@ -309,15 +312,28 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     if (!specs_[i].is_windkessel()) continue;
     if (!state) state = &st.fields.declare_particle_table("windkessel", "boundaries", 1);
-    windkessel_[i].capacitor_pressure = specs_[i].windkessel_initial;
-    windkessel_[i].outflow = 0.0;
-    state->bind_restart_value(specs_[i].name + ".capacitor_pressure_Pa", windkessel_[i].capacitor_pressure);
-    state->bind_restart_value(specs_[i].name + ".outflow_m3_per_s", windkessel_[i].outflow);
-    log::info(str("iolet '", specs_[i].name, "': Windkessel (RCR) outlet, R_p = ", fmt_g(specs_[i].windkessel.resistance_proximal, 4),
-                  " Pa s/m^3, C = ", fmt_g(specs_[i].windkessel.compliance, 4), " m^3/Pa, R_d = ",
-                  fmt_g(specs_[i].windkessel.resistance_distal, 4), " Pa s/m^3 (R_d C = ",
-                  fmt_g(specs_[i].windkessel.time_constant(), 4), " s), p_d = ", fmt_g(specs_[i].windkessel.pressure_distal, 4),
-                  " Pa"));
+    Windkessel& w = windkessel_[i];
+    w.capacitor_pressure = specs_[i].windkessel_initial;
+    w.outflow = 0.0;
+    w.pressure = w.capacitor_pressure;  // p = p_c + R_p Q with Q = 0
+    // The damped coupling's impedance (physics/windkessel.hpp): a quarter of the lattice's
+    // acoustic impedance rho_0 c_s / A at the outlet, with A = pi r^2 the iolet disc's area
+    // (not the area its links cover on the staircase: close to it for a disc that spans
+    // the vessel's section).
+    const double area = M_PI * specs_[i].radius * specs_[i].radius;
+    const double sound_speed = run_.units.dx / (run_.units.dt * std::sqrt(3.0));
+    const double acoustic = phys::acoustic_impedance(run_.units.density, sound_speed, area);
+    w.impedance = phys::windkessel_coupling_impedance(run_.units.density, run_.units.dx, run_.units.dt, area);
+    state->bind_restart_value(specs_[i].name + ".capacitor_pressure_Pa", w.capacitor_pressure);
+    state->bind_restart_value(specs_[i].name + ".outflow_m3_per_s", w.outflow);
+    state->bind_restart_value(specs_[i].name + ".pressure_Pa", w.pressure);
+    const phys::WindkesselRCR& m = specs_[i].windkessel;
+    log::info(str("iolet '", specs_[i].name, "': Windkessel (RCR) outlet, R_p = ", fmt_g(m.resistance_proximal, 4),
+                  " Pa s/m^3, C = ", fmt_g(m.compliance, 4), " m^3/Pa, R_d = ", fmt_g(m.resistance_distal, 4),
+                  " Pa s/m^3 (R_d C = ", fmt_g(m.time_constant(), 4), " s), p_d = ", fmt_g(m.pressure_distal, 4),
+                  " Pa; damped coupling: lattice acoustic impedance rho c_s / (pi r^2) = ", fmt_g(acoustic, 4),
+                  " Pa s/m^3, Z = a quarter of it = ", fmt_g(w.impedance, 4), " Pa s/m^3, k = R_p / Z = ",
+                  fmt_g(m.resistance_proximal / w.impedance, 4), " (lag of about k steps)"));
   }
 
   // Before the collide-stream kernel: it reads the link values these write.

@@ -33,11 +33,12 @@ class IoletRuntime {
     exec::DeviceArray<Real> shape, zh_shape, rule_shape, scratch;
   };
   /// A Windkessel outlet's state, carried from step to step and through checkpoints (its
-  /// two doubles are restart values bound to the table "windkessel").
+  /// three state doubles are restart values bound to the table "windkessel").
   struct Windkessel {
     double capacitor_pressure = 0.0;  // p_c (Pa) after this step's advance
     double outflow = 0.0;             // Q (m^3/s, out of the domain) through it in the last step
-    double pressure = 0.0;            // p = p_c + R_p Q (Pa), imposed in this step (not state: recomputed)
+    double pressure = 0.0;            // p (Pa) imposed in this step; the damped coupling's p_n in the next
+    double impedance = 0.0;           // Z = rho_0 c_s / A (Pa s/m^3) of the lattice at the outlet (not state)
   };
   void build(SetupStage& st, const IoletSpec& s, Device& d);
   /// `pressure` (Pa): a pressure iolet's value in this step.
@@ -52,7 +53,7 @@ class IoletRuntime {
   /// end_step: every Windkessel outlet's outflow in this step, summed over the ranks.
   void measure_windkessel_outflow(StepContext& ctx);
   /// begin_step: every Windkessel outlet's p_c advanced over one step with the last
-  /// step's outflow, and the pressure it imposes in this step.
+  /// step's outflow, and the pressure it imposes in this step (damped coupling).
   void advance_windkessels();
   void monitor(StepContext& ctx);
   /// The (up to three) time coefficients of a velocity iolet's shapes at time t.

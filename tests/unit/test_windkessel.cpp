@@ -106,3 +106,111 @@ TEST_CASE("windkessel: a huge step stays bounded (lands on the settled value)") 
     pc = next;
   }
 }
+
+// The damped coupling (physics/windkessel.hpp, "Coupling to a compressible fluid"), on
+// the linear model of the outlet it assumes: Q_n = Q_bar - (a e_n + (1 - a) e_{n-1}) / Z,
+// e_n = p_n - p_star the imposed pressure's distance from the coupled fixed point, a the
+// share of the fluid's response within the step. p_c is held fixed (a huge C), so that the
+// loop through R_p is all there is.
+namespace {
+
+struct LinearOutlet {
+  double impedance, flow_bar, share;  // Z, Q_bar, a
+  double flow(double p, double p_last, double p_ref) const {
+    return flow_bar - (share * (p - p_ref) + (1.0 - share) * (p_last - p_ref)) / impedance;
+  }
+};
+
+/// |p_n - fixed point| after `steps` coupled steps from a perturbed start, relative to the
+/// start's; damped or explicit.
+double perturbation_left(double k, double share, bool damped, int steps) {
+  const double z = 1.0e8, p_c = 50.0, q_bar = 3e-7;
+  const WindkesselRCR m{k * z, 1.0e300, 1.0, 0.0};  // tau = 1e300 s: p_c frozen
+  const LinearOutlet outlet{z, q_bar, share};
+  // Fixed point of p = p_c + R_p Q(p) with Q(p) = Q_bar - (p - p_ref) / Z; p_ref = 0.
+  const double p_star = (p_c + m.resistance_proximal * q_bar) / (1.0 + k);
+  const double start = 1.0;
+  double p_last = p_star + start, p = p_star + start;
+  for (int n = 0; n < steps; ++n) {
+    const double q = outlet.flow(p, p_last, 0.0);
+    const double next = damped ? windkessel_damped_pressure(m, z, p_c, q, p) : windkessel_pressure(m, p_c, q);
+    p_last = p;
+    p = next;
+    if (!std::isfinite(p) || std::fabs(p - p_star) > 1e30) return INFINITY;
+  }
+  return std::fabs(p - p_star) / start;
+}
+
+}  // namespace
+
+TEST_CASE("windkessel: the damped coupling is stable for any k = R_p / Z, the explicit one only below 1") {
+  for (double k : {0.5, 4.0, 100.0}) {
+    for (double share : {1.0, 0.5, 0.0}) {
+      CAPTURE(k);
+      CAPTURE(share);
+      // The decay per two steps is at most k (1 - a) / (1 + k) (the roots' |z|^2).
+      const int steps = 4000;
+      const double bound = std::pow(k / (1.0 + k), steps / 2) * 10.0;
+      const double left = perturbation_left(k, share, true, steps);
+      CHECK(left <= std::max(bound, 1e-9));
+      CHECK(left < 1e-3);
+    }
+    // Explicit: |e| grows for k > 1 (a = 1: by k a step; a = 0: by k every two steps).
+    if (k > 1.0) {
+      CHECK(perturbation_left(k, 1.0, false, 200) > 1e6);
+      CHECK(perturbation_left(k, 0.0, false, 200) > 1e6);
+    } else {
+      CHECK(perturbation_left(k, 1.0, false, 200) < 1e-9);
+    }
+  }
+}
+
+TEST_CASE("windkessel: the damped coupling keeps the steady state p = p_c + R_p Q exactly") {
+  const WindkesselRCR m = outlet();
+  const double p_c = 1234.5, q = 5e-6, p = windkessel_pressure(m, p_c, q);
+  for (double z : {1e5, 1e7, 1e9, 1e12}) {
+    CAPTURE(z);
+    CHECK(windkessel_damped_pressure(m, z, p_c, q, p) == p);  // bitwise
+    // From elsewhere, with p_c and Q fixed: it relaxes to p by k / (1 + k) a step.
+    const double k = m.resistance_proximal / z;
+    double x = p + 100.0;
+    for (int n = 0; n < 50 && std::fabs(x - p) > 1e-6; ++n) {  // above rounding (p's ulp ~ 1e-13)
+      const double next = windkessel_damped_pressure(m, z, p_c, q, x);
+      CHECK(std::fabs((next - p) - (x - p) * k / (1.0 + k)) < 1e-12 * std::fabs(p));
+      x = next;
+    }
+    // The algebraic form (p_c + R_p Q + k p_n) / (1 + k).
+    const double last = -77.0;
+    CHECK(windkessel_damped_pressure(m, z, p_c, q, last) ==
+          doctest::Approx((p_c + m.resistance_proximal * q + k * last) / (1.0 + k)).epsilon(1e-13));
+  }
+}
+
+TEST_CASE("windkessel: k -> 0 gives the explicit update") {
+  const WindkesselRCR m = outlet();
+  const double p_c = 800.0, q = 4e-6, last = -300.0, p = windkessel_pressure(m, p_c, q);
+  // R_p = 0: k = 0, bitwise the explicit value (= p_c) whatever p_n.
+  WindkesselRCR two = m;
+  two.resistance_proximal = 0.0;
+  CHECK(windkessel_damped_pressure(two, 1e7, p_c, q, last) == p_c);
+  // Z >> R_p: the damped value tends to the explicit one as k (p_n - p_e).
+  for (double z : {1e9, 1e11, 1e13, 1e15}) {
+    const double k = m.resistance_proximal / z;
+    CAPTURE(k);
+    const double d = windkessel_damped_pressure(m, z, p_c, q, last) - p;
+    CHECK(std::fabs(d) <= 1.01 * k * std::fabs(last - p) + 1e-12 * std::fabs(p));
+  }
+  CHECK(windkessel_damped_pressure(m, 1e300, p_c, q, last) == p);
+}
+
+TEST_CASE("windkessel: acoustic impedance rho c / A and the coupling's Z") {
+  // The validation pipe (cases/windkessel_pipe.toml): blood, dx = 2.5e-4 m, dt = 1.26e-4 s
+  // (tau 0.52), r = 2 mm: about 9.6e7 Pa s/m^3.
+  const double dx = 2.5e-4, nu = 3.3e-6, dt = (0.52 - 0.5) / 3.0 * dx * dx / nu;
+  const double z = acoustic_impedance(1060.0, dx / (dt * std::sqrt(3.0)), pi * 0.002 * 0.002);
+  CHECK(z == doctest::Approx(1060.0 * dx / (dt * std::sqrt(3.0)) / (pi * 4e-6)).epsilon(1e-15));
+  CHECK(z > 9.5e7);
+  CHECK(z < 9.8e7);
+  // The damped coupling's Z: a quarter of it.
+  CHECK(windkessel_coupling_impedance(1060.0, dx, dt, pi * 0.002 * 0.002) == doctest::Approx(0.25 * z).epsilon(1e-15));
+}
