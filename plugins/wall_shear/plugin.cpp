@@ -222,7 +222,10 @@ class WallShearIn final : public WallShear {
     force_omega_ = cfg.has("forcing.period") ? 2.0 * M_PI / cfg.real("forcing.period") : 0.0;
     find_surface(cfg, st.units.dx);
 
-    find_wall_nodes(m);
+    if (momentum_exchange_ && st.fields.contains("fluid_share"))
+      cfg.fail("wall_shear.method", "\"momentum_exchange\" needs halfway bounce-back walls; with lb_vlbm's partial cells "
+                                    "the surface runs through the cells: use \"stress\"");
+    find_wall_nodes(m, st.fields);
     // A restarted run's window starts again at the restart (the statistics are not in
     // checkpoints); the files say so in window_start.
     sampled_from_ = std::max(window_start_, double(st.first_step) * dt_);
@@ -289,17 +292,37 @@ class WallShearIn final : public WallShear {
   /// This rank's wall nodes: owned fluid nodes with at least one pull that is a plain
   /// wall bounce-back (wall_link). Coded links (iolets, moving walls, lb_vlbm's pulls
   /// between fluid nodes) are not walls here. Listed by ascending global voxel index.
-  void find_wall_nodes(const mesh::SparseMesh& m) {
+  ///
+  /// With lb_vlbm's partial cells (its field fluid_share, 1 - P) the surface runs through
+  /// the partial layer, and the nodes next to a fully solid voxel lie beyond it, where
+  /// the flow is nearly still. There a wall node is a node at least half fluid that pulls
+  /// from a solid voxel or from a cell less than half fluid: the first layer inside the
+  /// surface.
+  void find_wall_nodes(const mesh::SparseMesh& m, FieldRegistry& fields) {
+    std::vector<double> share;  // per node, where lb_vlbm runs
+    if (fields.contains("fluid_share")) share = fields.lookup("fluid_share").component_to_host(0);
+    // The fluid share of the voxel node n pulls direction q from: 0 for a wall, -1 for a
+    // boundary's coded link (an iolet or a moving wall: not a wall here).
+    auto share_from = [&](int q, std::uint32_t n) -> double {
+      const std::uint32_t code = m.neighbours[std::size_t(q - 1) * m.stride + n];
+      if (code == mesh::wall_link) return 0.0;
+      const std::uint32_t from = m.pulls_from(q, n);
+      if (from == mesh::wall_link) return -1.0;
+      return share.empty() ? 1.0 : share[from];
+    };
     std::vector<std::pair<std::uint64_t, std::uint32_t>> found;  // (voxel, node)
-    std::vector<std::uint32_t> bits_of;
     for (std::uint32_t f = 0; f < m.num_fluid(); ++f) {
       const std::uint32_t n = m.fluid_node(f);
-      for (int q = 1; q < d3q19::Q; ++q)
-        if (m.neighbours[std::size_t(q - 1) * m.stride + n] == mesh::wall_link) {
+      if (!share.empty() && share[n] < 0.5) continue;
+      for (int q = 1; q < d3q19::Q; ++q) {
+        const double sf = share_from(q, n);
+        if (sf >= 0.0 && sf < 0.5) {
           found.emplace_back(m.voxel_index(n), n);
           break;
         }
+      }
     }
+    partial_cells_ = !share.empty();
     std::sort(found.begin(), found.end());
     count_ = std::uint32_t(found.size());
     const std::size_t c = count_;
@@ -326,6 +349,18 @@ class WallShearIn final : public WallShear {
         if (code == mesh::wall_link) bits[w] |= 1u << q;
       }
       phys::Vec3<double> nd = phys::wall_normal<double>(bits[w]);
+      if (partial_cells_) {
+        // Into the fluid along the fluid share's gradient: sum over q of w_q c_q times the
+        // share of the voxel at x + c_q (from which x pulls direction opp(q)); 0 for a wall.
+        phys::Vec3<double> g{0.0, 0.0, 0.0};
+        for (int q = 1; q < d3q19::Q; ++q) {
+          const double sf = std::max(0.0, share_from(d3q19::opposite(q), n));
+          const double wq = d3q19::w<double>(q) * sf;
+          g = {g.x + wq * d3q19::cx(q), g.y + wq * d3q19::cy(q), g.z + wq * d3q19::cz(q)};
+        }
+        const double len = std::sqrt(phys::dot(g, g));
+        if (len > 0.0) nd = (1.0 / len) * g;
+      }
       if (surface_normals_) {
         const geometry::Point sn = wall[w].normal;
         const double along = sn[0] * nd.x + sn[1] * nd.y + sn[2] * nd.z;
@@ -560,6 +595,7 @@ class WallShearIn final : public WallShear {
   std::string dir_, method_, surface_, surface_unit_;
   std::optional<geometry::TriangleMesh> surface_mesh_;
   bool surface_normals_ = false;
+  bool partial_cells_ = false;  // lb_vlbm runs: wall nodes are the first layer inside the surface
   bool momentum_exchange_ = false;
   std::int64_t every_ = 0, sample_every_ = 1, samples_ = 0, computed_step_ = -1;
   double window_start_ = 0.0, window_end_ = 0.0, sampled_from_ = 0.0, dt_ = 0.0, to_pascal_ = 0.0, total_time_ = 0.0;
