@@ -28,18 +28,32 @@ __global__ void chunk_sum_kernel(const T* data, std::size_t count, double* parti
   }
   if (threadIdx.x == 0) partials[blockIdx.x] = s[0];
 }
+
+/// The device's partials, kept from one reduction to the next and grown when a larger one
+/// comes: a cudaMalloc and a cudaFree (which waits for the whole device) per reduction
+/// cost about 30 us each time, which runs that reduce every step (Windkessel outlets'
+/// flow) paid every step. One per host thread; never freed (the process's end frees it).
+double* partials_on_device(std::size_t chunks) {
+  thread_local double* buffer = nullptr;
+  thread_local std::size_t capacity = 0;
+  if (chunks > capacity) {
+    if (buffer) HEMO_CUDA_CHECK(cudaFree(buffer));
+    buffer = nullptr;
+    HEMO_CUDA_CHECK(cudaMalloc(&buffer, chunks * sizeof(double)));
+    capacity = chunks;
+  }
+  return buffer;
+}
 }  // namespace
 
 template <class T>
 void chunk_sums(const T* data, std::size_t count, double* partials_host) {
   const std::size_t chunks = (count + reduce_chunk - 1) / reduce_chunk;
-  double* partials = nullptr;
-  HEMO_CUDA_CHECK(cudaMalloc(&partials, chunks * sizeof(double)));
+  double* partials = partials_on_device(chunks);
   chunk_sum_kernel<<<static_cast<unsigned>(chunks), block>>>(data, count, partials);
   check_launch("chunk_sum");
-  const cudaError_t err = cudaMemcpy(partials_host, partials, chunks * sizeof(double), cudaMemcpyDeviceToHost);
-  cudaFree(partials);
-  check_cuda(err, "copy of reduction partials");
+  check_cuda(cudaMemcpy(partials_host, partials, chunks * sizeof(double), cudaMemcpyDeviceToHost),
+             "copy of reduction partials");
 }
 
 template void chunk_sums<float>(const float*, std::size_t, double*);
