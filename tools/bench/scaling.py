@@ -249,7 +249,9 @@ def write_report(d, docs):
           "nodes per GPU. MLUPS (wall): hemoflow's own, over the wall time with the output. Exposed halo wait: the time a rank waited for its messages after the "
           "GPU had finished the interior, plus the upload of the halo, over the run's wall time. Imbalance: the "
           "largest rank's fluid nodes over the mean. Only the populations that cross an interface travel (5 of 19 "
-          "across a plane). \"other\": output, checks and any action not grouped."]
+          "across a plane). \"other\": output, checks and any action not grouped. On several GPUs the edge, halo send and interior "
+          "kernels are queued without waiting (the interior overlaps the halo's transfer), so their device time shows "
+          "in halo receive, which waits for all of it."]
     for note in d.get("notes", []):
         L += ["", note]
     write_page(docs, "scaling.md", L)
