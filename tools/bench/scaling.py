@@ -296,7 +296,8 @@ def update_performance(docs, d):
     if not os.path.exists(path):
         return
     text = open(path).read()
-    start, end = text.find("## Several GPUs\n"), text.find("\n## Reproduce")
+    start = text.find("## Several GPUs\n")
+    end = text.find("\n## ", start + 3)  # the next section, whatever it is
     if start < 0 or end < start:
         return
     body = "## Several GPUs\n\n" + "\n".join(summary_lines(d)) + "\n"
