@@ -48,6 +48,18 @@ def run_json(cmd):
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
+def run_summary(cmd, out):
+    """Runs a hemoflow command that writes into `out`; stops the script with the tail of
+    its output if it fails; returns out/summary.json."""
+    print("  $", " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.stderr.write(p.stdout[-4000:] + p.stderr[-4000:])
+        raise SystemExit(f"failed (exit {p.returncode}): {' '.join(cmd)}")
+    with open(os.path.join(out, "summary.json")) as f:
+        return json.load(f)
+
+
 def write_json(docs, name, data):
     with open(os.path.join(docs, name), "w") as f:
         json.dump(data, f, indent=1)

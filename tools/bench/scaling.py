@@ -38,7 +38,7 @@ import subprocess
 import sys
 import time
 
-from benchlib import ROOT, brick_bytes, commit, sparse_bytes, write_json, write_page
+from benchlib import ROOT, brick_bytes, commit, run_summary, sparse_bytes, write_json, write_page
 
 # Issue 14's targets: (kind, case group, GPU count) -> least efficiency.
 TARGETS = [("strong", "fluid", 4, 0.90, "strong scaling of the fluid tree at 4 GPUs"),
@@ -74,14 +74,8 @@ def launch(a, ranks):
 def run(a, ranks, case, out, steps, extra=()):
     cmd = [*launch(a, ranks), os.path.join(a.build, "bin", "hemoflow"), "run", case, "--quiet", "--progress",
            "never", "--backend", a.backend, "--steps", str(steps), "--output", out, *extra]
-    print("  $", " ".join(cmd), flush=True)
     t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.stderr.write(p.stdout[-4000:] + p.stderr[-4000:])
-        raise SystemExit(f"failed ({p.returncode}): {' '.join(cmd)}")
-    with open(os.path.join(out, "summary.json")) as f:
-        s = json.load(f)
+    s = run_summary(cmd, out)
     s["process_seconds"] = time.time() - t0
     return s
 

@@ -20,10 +20,9 @@ import datetime
 import json
 import os
 import statistics
-import subprocess
 import sys
 
-from benchlib import ROOT, commit, write_json
+from benchlib import ROOT, commit, run_summary, write_json
 
 TARGET = 0.05
 ONCE = ["core.write_output", "core.check_mass_nan", "wall_shear.wall_shear_stats", "boundaries.iolet_monitor"]
@@ -36,13 +35,7 @@ def run(a, out, with_wss):
            "--set", "output.final=false", "--set", f"run.check_every={a.steps}"]
     if with_wss:
         cmd += ["--set", "wall_shear.every=0", "--set", "wall_shear.sample_every=1"]
-    print("  $", " ".join(cmd), flush=True)
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.stderr.write(p.stdout[-3000:] + p.stderr[-3000:])
-        raise SystemExit(f"failed ({p.returncode})")
-    with open(os.path.join(out, "summary.json")) as f:
-        s = json.load(f)
+    s = run_summary(cmd, out)
     once = sum(v for k, v in s["action_seconds"].items() if k in ONCE)
     return {"ms_per_step": 1e3 * (s["wall_seconds"] - once) / s["steps"], "fluid_nodes": s["fluid_nodes"],
             "device": s.get("device", ""), "wall_shear_ms_per_step": 1e3 * s["action_seconds"].get("wall_shear.wall_shear", 0.0) / s["steps"],
