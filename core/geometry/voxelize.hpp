@@ -63,10 +63,12 @@ double distance_to_surface(const TriangleMesh& mesh, const Point& p);
 /// distance and the unit normal of the triangle it lies on, oriented as the triangle is
 /// stored (not trusted: a caller orients it); distance infinity and normal zero where no
 /// triangle lies within `limit`. A bounding-volume tree over the triangles, OpenMP over
-/// the points; the same answer for any thread count.
+/// the points; the same answer for any thread count. `triangle` is the nearest triangle's
+/// index in the mesh (-1 where none is within `limit`).
 struct SurfacePoint {
   double distance;
   Point normal;
+  std::int64_t triangle = -1;
 };
 std::vector<SurfacePoint> nearest_surface(const TriangleMesh& mesh, const std::vector<Point>& points, double limit);
 

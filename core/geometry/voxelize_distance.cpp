@@ -369,7 +369,7 @@ std::vector<float> signed_distance(const TriangleMesh& mesh, const VoxelGrid& gr
 }
 
 std::vector<SurfacePoint> nearest_surface(const TriangleMesh& mesh, const std::vector<Point>& points, double limit) {
-  std::vector<SurfacePoint> out(points.size(), SurfacePoint{std::numeric_limits<double>::infinity(), {0.0, 0.0, 0.0}});
+  std::vector<SurfacePoint> out(points.size(), SurfacePoint{std::numeric_limits<double>::infinity(), {0.0, 0.0, 0.0}, -1});
   if (mesh.size() == 0 || points.empty()) return out;
   const detail::TriangleBvh bvh(mesh);
   const double limit2 = limit * limit;
@@ -380,7 +380,7 @@ std::vector<SurfacePoint> nearest_surface(const TriangleMesh& mesh, const std::v
     const auto& t = mesh.triangles[std::size_t(hit.triangle)];
     const Point n = cross(mesh.vertices[t[1]] - mesh.vertices[t[0]], mesh.vertices[t[2]] - mesh.vertices[t[0]]);
     const double len = norm(n);
-    out[std::size_t(i)] = {std::sqrt(hit.distance2), len > 0.0 ? (1.0 / len) * n : Point{0.0, 0.0, 0.0}};
+    out[std::size_t(i)] = {std::sqrt(hit.distance2), len > 0.0 ? (1.0 / len) * n : Point{0.0, 0.0, 0.0}, hit.triangle};
   }
   return out;
 }

@@ -25,7 +25,7 @@
 namespace hemo {
 
 /// Bumped whenever this header, or a type it exposes, changes layout or meaning.
-inline constexpr int plugin_abi_version = 13;  // 13: Scheduler::add_run_end (12: HaloExchange staging in exec::HostBuffer)
+inline constexpr int plugin_abi_version = 14;  // 14: geometry::SurfacePoint::triangle; 13: Scheduler::add_run_end (12: HaloExchange staging in exec::HostBuffer)
 
 /// A velocity a plugin imposes, for the Mach and Reynolds numbers, with the length that
 /// goes with it where the plugin knows one (a velocity inlet: its diameter). When this

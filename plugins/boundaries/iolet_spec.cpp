@@ -32,7 +32,7 @@ void near_disc(const IoletSpec& A, const geometry::VoxelGrid& voxels, int (&lo)[
 /// time = "windkessel": the RCR model's keys, refused on any other iolet (naming the key).
 void read_windkessel(const config::Config& c, IoletSpec& s, bool velocity) {
   static constexpr const char* keys[] = {"resistance_proximal", "compliance", "resistance_distal", "pressure_distal",
-                                         "pressure_initial"};
+                                         "pressure_initial", "coupling_share"};
   if (velocity) {
     if (s.is_windkessel())
       c.fail("time", "'windkessel' applies to pressure iolets only (it turns the outflow into a pressure)");
@@ -54,6 +54,7 @@ void read_windkessel(const config::Config& c, IoletSpec& s, bool velocity) {
   s.windkessel = {c.real("resistance_proximal"), c.real("compliance"), c.real("resistance_distal"),
                   c.real("pressure_distal")};
   s.windkessel_initial = c.has("pressure_initial") ? c.real("pressure_initial") : s.windkessel.pressure_distal;
+  s.windkessel_coupling_share = c.has("coupling_share") ? c.real("coupling_share") : phys::windkessel_coupling_share;
 }
 
 }  // namespace
@@ -116,6 +117,11 @@ void declare_iolet_schema(config::Schema& schema) {
       .default_value(0.0)
       .real("pressure_initial", "Pa", "windkessel: pressure p_c on the compliance at t = 0 (default: pressure_distal); "
                                       "start near the expected mean to shorten the transient (time constant R_d C)")
+      .real("coupling_share", "1",
+            "windkessel, advanced: the share of the outlet's lattice acoustic impedance rho c_s / A that the damped "
+            "coupling takes as the fluid's response Z (k = R_p / Z); default 0.25 (physics/windkessel.hpp: measured "
+            "stable on the validation pipe); for stability studies")
+      .greater_than(0.0)
       .real("ramp", "s", "Start-up time: the value rises from 0 as (1 - cos(pi t / ramp)) / 2. An impulsive start "
                          "sends a pressure wave along the vessel that the fluid damps only slowly")
       .at_least(0.0)

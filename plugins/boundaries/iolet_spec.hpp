@@ -45,6 +45,7 @@ struct IoletSpec {
   // pressure at t = 0 (Pa).
   phys::WindkesselRCR windkessel;
   double windkessel_initial = 0.0;
+  double windkessel_coupling_share = phys::windkessel_coupling_share;  // Z = share * rho c_s / A
   bool periodic = true;
   int axis = -1, sign = 0;  // zou_he: inward normal = sign * e_axis
   int link_class = -1;      // set when the mesh is requested

@@ -5,9 +5,13 @@
 
 #define HEMO_WALL_SHEAR_KERNELS(Real, Store)                                                          \
   HEMO_INSTANTIATE_HOST(hemo::wall_shear::WallShearStress<Real, Store, hemo::mesh::NodeListView>); \
-  HEMO_INSTANTIATE_HOST(hemo::wall_shear::WallShearStress<Real, Store, hemo::mesh::BrickView>)
+  HEMO_INSTANTIATE_HOST(hemo::wall_shear::WallShearStress<Real, Store, hemo::mesh::BrickView>);   \
+  HEMO_INSTANTIATE_HOST(hemo::wall_shear::BandStress<Real, Store, hemo::mesh::NodeListView>);      \
+  HEMO_INSTANTIATE_HOST(hemo::wall_shear::BandStress<Real, Store, hemo::mesh::BrickView>)
 HEMO_WALL_SHEAR_KERNELS(float, float);
 HEMO_WALL_SHEAR_KERNELS(double, double);
 // The 16-bit population storages (fp32 runs).
 HEMO_WALL_SHEAR_KERNELS(float, hemo::phys::Fp16s);
 HEMO_WALL_SHEAR_KERNELS(float, hemo::phys::E4m11s);
+HEMO_INSTANTIATE_HOST(hemo::wall_shear::WallTraction<float>);
+HEMO_INSTANTIATE_HOST(hemo::wall_shear::WallTraction<double>);

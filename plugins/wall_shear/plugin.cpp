@@ -221,6 +221,12 @@ class WallShearIn final : public WallShear {
     }
     force_omega_ = cfg.has("forcing.period") ? 2.0 * M_PI / cfg.real("forcing.period") : 0.0;
     find_surface(cfg, st.units.dx);
+    halo_ = &st.halo;
+    const std::string evaluate = cfg.string("wall_shear.evaluate");
+    if (evaluate == "wall" && !surface_normals_)
+      cfg.fail("wall_shear.evaluate", "is \"wall\", which needs the stress method and a surface (wall_shear.surface, "
+                                      "the case's STL or a pipe's cylinder) with wall_shear.normal not \"links\"");
+    at_wall_ = surface_normals_ && evaluate != "node";
 
     if (momentum_exchange_ && st.fields.contains("fluid_share"))
       cfg.fail("wall_shear.method", "\"momentum_exchange\" needs halfway bounce-back walls; with lb_vlbm's partial cells "
@@ -339,6 +345,7 @@ class WallShearIn final : public WallShear {
     std::vector<geometry::SurfacePoint> wall;
     if (surface_normals_) wall = geometry::nearest_surface(*surface_mesh_, at, 2.0 * m.dx);
     std::size_t from_links = 0;
+    std::vector<phys::Vec3<double>> wall_normals(c);
     for (std::size_t w = 0; w < c; ++w) {
       const std::uint32_t n = found[w].second;
       node[w] = n;
@@ -372,6 +379,7 @@ class WallShearIn final : public WallShear {
         }
       }
       for (int a = 0; a < 3; ++a) normal[a * c + w] = Real(nd[a]);
+      wall_normals[w] = nd;
       area[w] = Real(phys::wall_face_area(bits[w], nd));
       const auto x = m.position(n);
       for (int a = 0; a < 3; ++a) {
@@ -384,6 +392,7 @@ class WallShearIn final : public WallShear {
       log::info(str("wall_shear: wall normals from ", surface_, comm_->sum(std::uint64_t(from_links)) > 0
                         ? str("; ", comm_->sum(std::uint64_t(from_links)), " wall nodes with no surface within 2 dx keep their links' normal")
                         : std::string()));
+    if (at_wall_) find_band(m, fields, node, wall_normals, wall);
     node_ = exec::to_device(space_, node);
     bits_ = exec::to_device(space_, bits);
     sources_ = exec::to_device(space_, sources);
@@ -421,6 +430,200 @@ class WallShearIn final : public WallShear {
     }
   }
 
+  /// The surface below each of `points` (m), searched within `reach` dx: the distance in
+  /// dx (infinity: none within reach) and the triangle's unit normal turned towards the
+  /// point, which is in the fluid (the STL's own orientation is not trusted).
+  std::vector<std::pair<double, phys::Vec3<double>>> surface_below(const std::vector<geometry::Point>& points,
+                                                                   double dx, double reach) const {
+    const geometry::TriangleMesh& mesh = *surface_mesh_;
+    const std::vector<geometry::SurfacePoint> hit = geometry::nearest_surface(mesh, points, reach * dx);
+    std::vector<std::pair<double, phys::Vec3<double>>> out(points.size());
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      out[p].first = std::numeric_limits<double>::infinity();
+      if (hit[p].triangle < 0 || !std::isfinite(hit[p].distance)) continue;
+      const geometry::Point& v = mesh.vertices[mesh.triangles[std::size_t(hit[p].triangle)][0]];
+      const geometry::Point& sn = hit[p].normal;
+      const double side = (points[p][0] - v[0]) * sn[0] + (points[p][1] - v[1]) * sn[1] + (points[p][2] - v[2]) * sn[2];
+      const double sign = side >= 0.0 ? 1.0 : -1.0;
+      out[p] = {hit[p].distance / dx, {sign * sn[0], sign * sn[1], sign * sn[2]}};
+    }
+    return out;
+  }
+
+  /// The fluid neighbour of node n (owned) in the lattice direction closest to `inward`
+  /// (largest cosine, ties to the lower q), or no_inner where none points into the fluid.
+  static std::uint32_t neighbour_along(const mesh::SparseMesh& m, std::uint32_t n, const phys::Vec3<double>& inward) {
+    double best = 0.0;
+    std::uint32_t found = no_inner;
+    for (int q = 1; q < d3q19::Q; ++q) {
+      const double cx = d3q19::cx(q), cy = d3q19::cy(q), cz = d3q19::cz(q);
+      const double cosine = (cx * inward.x + cy * inward.y + cz * inward.z) / std::sqrt(cx * cx + cy * cy + cz * cz);
+      if (cosine <= best + 1e-12) continue;
+      // x + c_q is the node that n pulls direction opp(q) from.
+      const std::uint32_t from = m.pulls_from(d3q19::opposite(q), n);
+      if (from == mesh::wall_link) continue;
+      best = cosine;
+      found = from;
+    }
+    return found;
+  }
+
+  /// The fluid neighbours of node n (owned) in lattice directions within 45 degrees of
+  /// `inward` with their cosines, by direction (at most inner_rows).
+  static std::vector<std::pair<std::uint32_t, double>> neighbours_around(const mesh::SparseMesh& m, std::uint32_t n,
+                                                                         const phys::Vec3<double>& inward) {
+    std::vector<std::pair<std::uint32_t, double>> out;
+    for (int q = 1; q < d3q19::Q && int(out.size()) < inner_rows; ++q) {
+      const double cx = d3q19::cx(q), cy = d3q19::cy(q), cz = d3q19::cz(q);
+      const double cosine = (cx * inward.x + cy * inward.y + cz * inward.z) / std::sqrt(cx * cx + cy * cy + cz * cz);
+      if (cosine < std::sqrt(0.5) - 1e-12) continue;
+      const std::uint32_t from = m.pulls_from(d3q19::opposite(q), n);  // x + c_q
+      if (from != mesh::wall_link) out.emplace_back(from, cosine);
+    }
+    return out;
+  }
+
+  /// evaluate = "wall": each wall node's WSS from the stress extrapolated to the wall
+  /// from the layers inside, not from its own stress (physics/wall_shear.hpp,
+  /// wall_stress_extrapolated). Three sets of owned nodes, from the surface distance d
+  /// (dx) alone, so that every rank makes the same choice for the nodes it owns and a
+  /// wall node's inner node on another rank is computed there (the values do not depend
+  /// on the partition):
+  ///   - inner nodes (d <= inner_reach): j, its neighbour j' along its surface normal,
+  ///     and the traction sigma_w(j) . n_j at the wall below it;
+  ///   - band nodes (d <= band_reach = inner_reach + sqrt 2, so every j' is one): the
+  ///     stress, for the inner nodes' extrapolation;
+  ///   - each wall node takes the traction of its neighbour along its normal (d below
+  ///     sqrt 2 + 1.5 for a staircase or lb_vlbm wall node, so an inner node).
+  /// Candidates are the owned nodes within a few links of a wall node or of another
+  /// rank's nodes (where another rank's wall may be near), searched for the surface.
+  void find_band(const mesh::SparseMesh& m, FieldRegistry& fields, const std::vector<std::uint32_t>& wall_nodes,
+                 const std::vector<phys::Vec3<double>>& wall_normals, const std::vector<geometry::SurfacePoint>& wall) {
+    constexpr double inner_reach = 3.0, band_reach = inner_reach + 1.5;
+    // Inner nodes' voxels lie wholly inside the surface (d >= sqrt(3)/2 dx): with lb_vlbm
+    // a node nearer may be a partial cell, whose populations mix in the solid's; on a
+    // staircase it is a node of the steps (the axis pipe at 20 nodes per radius: -1.2%
+    // with this bound, -1.6% without; CPU, 2026-11-26).
+    const double inner_from = 0.5 * std::sqrt(3.0);
+    auto is_inner = [&](double d) { return d >= inner_from && d <= inner_reach; };
+    constexpr int links = 6;  // band_reach in links, rounded up
+    const double dx = m.dx;
+    // Breadth-first over owned fluid nodes from the wall and edge nodes, `links` deep.
+    std::vector<std::int8_t> depth(m.num_nodes, -1);
+    std::vector<std::uint32_t> queue;
+    auto seed = [&](std::uint32_t n) {
+      if (depth[n] < 0) {
+        depth[n] = 0;
+        queue.push_back(n);
+      }
+    };
+    for (const std::uint32_t n : wall_nodes) seed(n);
+    for (std::uint32_t n = m.num_interior; n < m.num_nodes; ++n)
+      if (m.is_fluid(n)) seed(n);
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      const std::uint32_t n = queue[head];
+      if (depth[n] >= links) continue;
+      for (int q = 1; q < d3q19::Q; ++q) {
+        const std::uint32_t from = m.pulls_from(q, n);
+        if (from == mesh::wall_link || from >= m.num_nodes || depth[from] >= 0) continue;
+        depth[from] = std::int8_t(depth[n] + 1);
+        queue.push_back(from);
+      }
+    }
+    std::sort(queue.begin(), queue.end());
+    std::vector<geometry::Point> at(queue.size());
+    for (std::size_t p = 0; p < queue.size(); ++p) at[p] = m.position(queue[p]);
+    const auto below = surface_below(at, dx, band_reach);
+
+    std::vector<std::uint32_t> band, inner, outer;
+    std::vector<double> inner_d;
+    std::vector<phys::Vec3<double>> inner_n;
+    for (std::size_t p = 0; p < queue.size(); ++p) {
+      const double d = below[p].first;
+      if (!(d <= band_reach)) continue;
+      band.push_back(queue[p]);
+      if (!is_inner(d)) continue;
+      inner.push_back(queue[p]);
+      inner_d.push_back(d);
+      inner_n.push_back(below[p].second);
+      outer.push_back(neighbour_along(m, queue[p], below[p].second));
+    }
+    // The outer nodes' distances (some are halo nodes: their owner computes their stress).
+    std::vector<geometry::Point> outer_at;
+    for (const std::uint32_t o : outer)
+      if (o != no_inner) outer_at.push_back(m.position(o));
+    const auto outer_below = surface_below(outer_at, dx, band_reach + 2.0);
+    const std::size_t ni = inner.size();
+    std::vector<Real> reach(ni), normal(3 * ni);
+    std::size_t skipped = 0;
+    for (std::size_t a = 0, o = 0; a < ni; ++a) {
+      double r = 0.0;
+      if (outer[a] != no_inner) {
+        const double far = outer_below[o++].first;
+        // Less than 0.3 dx further from the wall (a thin vessel's far side): no slope.
+        if (std::isfinite(far) && far - inner_d[a] >= 0.3) r = inner_d[a] / (far - inner_d[a]);
+      }
+      if (r == 0.0) {
+        outer[a] = inner[a];
+        ++skipped;
+      }
+      reach[a] = Real(r);
+      for (int k = 0; k < 3; ++k) normal[k * ni + a] = Real(inner_n[a][k]);
+    }
+    // Each wall node's inner nodes: its fluid neighbours within 45 degrees of its
+    // (surface) normal, weighted by the cosine; the staircase's scatter node to node
+    // averages out over them.
+    const std::size_t c = wall_nodes.size();
+    std::vector<std::uint32_t> wall_inner(inner_rows * c, no_inner);
+    std::vector<Real> wall_weight(inner_rows * c, Real(0));
+    std::size_t without = 0;
+    // Only neighbours that are inner nodes (their owner fills their traction): the same
+    // test on the same distances on every rank.
+    std::vector<std::vector<std::pair<std::uint32_t, double>>> arounds(c);
+    std::vector<geometry::Point> around_at;
+    for (std::size_t w = 0; w < c; ++w) {
+      if (std::isfinite(wall[w].distance)) arounds[w] = neighbours_around(m, wall_nodes[w], wall_normals[w]);
+      for (const auto& [j, cosine] : arounds[w]) around_at.push_back(m.position(j));
+    }
+    const auto around_below = surface_below(around_at, dx, band_reach);
+    for (std::size_t w = 0, k = 0; w < c; ++w) {
+      std::vector<std::pair<std::uint32_t, double>> around;
+      for (const auto& jc : arounds[w])
+        if (is_inner(around_below[k++].first)) around.push_back(jc);
+      double total = 0.0;
+      for (const auto& [j, cosine] : around) total += cosine;
+      for (std::size_t k = 0; k < around.size(); ++k) {
+        wall_inner[k * c + w] = around[k].first;
+        wall_weight[k * c + w] = Real(around[k].second / total);
+      }
+      if (around.empty()) ++without;
+    }
+    std::vector<std::uint32_t> band_sources(std::size_t(d3q19::Q - 1) * band.size());
+    for (std::size_t b = 0; b < band.size(); ++b)
+      for (int q = 1; q < d3q19::Q; ++q)
+        band_sources[std::size_t(q - 1) * band.size() + b] = m.neighbours[std::size_t(q - 1) * m.stride + band[b]];
+    band_count_ = std::uint32_t(band.size());
+    inner_count_ = std::uint32_t(ni);
+    band_node_ = exec::to_device(space_, band);
+    band_sources_ = exec::to_device(space_, band_sources);
+    inner_node_ = exec::to_device(space_, inner);
+    inner_outer_ = exec::to_device(space_, outer);
+    inner_reach_ = exec::to_device(space_, reach);
+    inner_normal_ = exec::to_device(space_, normal);
+    wall_inner_ = exec::to_device(space_, wall_inner);
+    wall_weight_ = exec::to_device(space_, wall_weight);
+    band_stress_ = &fields.declare_node_field<Real>("wall_shear_band_stress", 6, "wall_shear",
+                                                    "viscous stress (lattice units) of the nodes near the wall, from "
+                                                    "which wall_shear extrapolates to the wall (0 elsewhere)");
+    wall_traction_ = &fields.declare_node_field<Real>("wall_shear_wall_traction", 3, "wall_shear",
+                                                      "traction (lattice units) at the wall below each inner node "
+                                                      "(0 elsewhere)");
+    log::info(str("wall_shear: stress extrapolated to the wall from ", comm_->sum(std::uint64_t(ni)),
+                  " inner nodes (", comm_->sum(std::uint64_t(skipped)), " without a node further in: their own stress) "
+                  "over ", comm_->sum(std::uint64_t(band.size())), " band nodes; ", comm_->sum(std::uint64_t(without)),
+                  " wall nodes without an inner node keep their own stress"));
+  }
+
   /// The uniform body acceleration at `time`, lattice units (as lb_bgk applies it).
   phys::Vec3<Real> acceleration_at(double time) const {
     const double wave = std::cos(force_omega_ * time);
@@ -443,20 +646,35 @@ class WallShearIn final : public WallShear {
       using Store = typename std::remove_cvref_t<decltype(f)>::value_type;
       std::visit(
           [&](auto where) {
-            WallShearStress<Real, Store, decltype(where.lattice)> kernel{f.data(),
-                                                                         where.lattice,
-                                                                         where.state,
-                                                                         where.stride,
-                                                                         links.count() ? links.data() : nullptr,
-                                                                         force,
-                                                                         acceleration_at(time),
-                                                                         omega_,
+            const NodeStress<Real, Store, decltype(where.lattice)> stress{
+                f.data(), where.lattice, where.state, where.stride, links.count() ? links.data() : nullptr,
+                force,    acceleration_at(time), omega_};
+            if (at_wall_) {
+              // The band's stress, then the inner nodes' traction at the wall, each with
+              // its halo from the ranks that own the nodes across.
+              exec::for_each(space_, {0, band_count_},
+                             BandStress<Real, Store, decltype(where.lattice)>{stress, band_node_.data(),
+                                                                              band_sources_.data(), band_count_,
+                                                                              band_stress_->data()},
+                             "wall_shear::band_stress");
+              if (halo_->active()) halo_->exchange(*band_stress_);
+              exec::for_each(space_, {0, inner_count_},
+                             WallTraction<Real>{band_stress_->data(), where.stride, inner_node_.data(),
+                                                inner_outer_.data(), inner_reach_.data(), inner_normal_.data(),
+                                                inner_count_, wall_traction_->data()},
+                             "wall_shear::wall_traction");
+              if (halo_->active()) halo_->exchange(*wall_traction_);
+            }
+            WallShearStress<Real, Store, decltype(where.lattice)> kernel{stress,
                                                                          momentum_exchange_,
                                                                          node_.data(),
                                                                          bits_.data(),
                                                                          sources_.data(),
                                                                          normal_.data(),
                                                                          area_.data(),
+                                                                         at_wall_ ? wall_inner_.data() : nullptr,
+                                                                         at_wall_ ? wall_weight_.data() : nullptr,
+                                                                         at_wall_ ? wall_traction_->data() : nullptr,
                                                                          count_,
                                                                          to_pascal_,
                                                                          wss_.data(),
@@ -605,11 +823,49 @@ class WallShearIn final : public WallShear {
   exec::DeviceArray<std::uint32_t> node_, bits_, sources_;
   exec::DeviceArray<Real> normal_, area_;
   exec::DeviceArray<double> wss_, sum_magnitude_, sum_vector_;
+  // evaluate = "wall" (find_band)
+  bool at_wall_ = false;
+  HaloExchange* halo_ = nullptr;
+  std::uint32_t band_count_ = 0, inner_count_ = 0;
+  exec::DeviceArray<std::uint32_t> band_node_, band_sources_, inner_node_, inner_outer_, wall_inner_;
+  exec::DeviceArray<Real> inner_reach_, inner_normal_, wall_weight_;
+  Field<Real>* band_stress_ = nullptr;
+  Field<Real>* wall_traction_ = nullptr;
   WallNodes nodes_;  // rank 0
 };
 
 class WallShearPlugin final : public Plugin {
  public:
+  void plan(PlanStage& st) override {
+    // WallShearIn::setup: per wall node (an owned node with a plain bounce-back pull) its
+    // index, link bits, 18 sources, normal, area and three double statistics; evaluated
+    // at the wall, the two node fields of the band's stress and the wall's traction, and
+    // per band node (about 5 layers) and inner node (about 3) their tables.
+    const mesh::SparseMesh& m = st.mesh;
+    std::uint64_t wall = 0;
+    for (std::uint32_t f = 0; f < m.num_fluid(); ++f) {
+      const std::uint32_t n = m.fluid_node(f);
+      for (int q = 1; q < d3q19::Q; ++q)
+        if (m.neighbours[std::size_t(q - 1) * m.stride + n] == mesh::wall_link) {
+          ++wall;
+          break;
+        }
+    }
+    const std::size_t real = st.precision == Precision::fp32 ? 4 : 8;
+    st.memory.array("wall_shear", "wall node tables", wall, 20 * sizeof(std::uint32_t) + 4 * real + 7 * sizeof(double));
+    const config::Config& cfg = st.config;
+    const std::string shape = cfg.string("geometry.shape");
+    const bool surface = (cfg.has("wall_shear.surface") && !cfg.string("wall_shear.surface").empty()) || shape == "stl" ||
+                         shape == "pipe";
+    const bool at_wall = surface && cfg.string("wall_shear.normal") != "links" &&
+                         cfg.string("wall_shear.method") == "stress" && cfg.string("wall_shear.evaluate") != "node";
+    if (!at_wall) return;
+    st.memory.node_field("wall_shear", "wall_shear_band_stress", 6, real);
+    st.memory.node_field("wall_shear", "wall_shear_wall_traction", 3, real);
+    st.memory.array("wall_shear", "band and inner node tables", wall,
+                    5 * 19 * sizeof(std::uint32_t) + 3 * (2 * sizeof(std::uint32_t) + 4 * real) +
+                        inner_rows * (sizeof(std::uint32_t) + real));
+  }
   void setup(SetupStage& st) override {
     if (st.precision == Precision::fp32) impl_ = std::make_unique<WallShearIn<float>>();
     else impl_ = std::make_unique<WallShearIn<double>>();
@@ -649,6 +905,13 @@ void declare_config(config::Schema& schema) {
               "the links), 'surface' (the nearest surface triangle's; stress only), or 'links' (the weighted sum of the "
               "node's wall links, which scatters about the true normal on a staircase)")
       .choices({"auto", "surface", "links"})
+      .default_value(std::string("auto"))
+      .string("evaluate",
+              "Where the stress method evaluates the stress: 'auto' (the default: 'wall' where the normals come from a "
+              "surface, else 'node'), 'wall' (extrapolated linearly to the wall along the surface normal from the two "
+              "node layers inside, through each wall node's neighbour along its normal; needs a surface), or 'node' "
+              "(at the wall node itself, half a link or more inside the wall, disturbed by the staircase)")
+      .choices({"auto", "wall", "node"})
       .default_value(std::string("auto"));
 }
 

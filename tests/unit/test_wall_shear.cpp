@@ -153,3 +153,20 @@ TEST_CASE("wall shear: momentum exchange at a halfway wall gives rho nu G for a 
     CHECK((p.x == 0.0 && p.z == 0.0));
   }
 }
+
+TEST_CASE("wall shear: extrapolating the stress to the wall is exact for a stress linear in the distance") {
+  // Poiseuille flow in a pipe: sigma_xr = G r, r = R - d. Nodes at d = 0.7 and 1.9 dx.
+  const double G = 0.013, R = 9.0, d_near = 0.7, d_far = 1.9;
+  auto at = [&](double d) {
+    SymTensor<double> s;
+    s.xy = G * (R - d);
+    s.xx = -3.0 * (R - d);  // any component extrapolates the same way
+    return s;
+  };
+  const SymTensor<double> w = wall_stress_extrapolated(at(d_near), at(d_far), d_near / (d_far - d_near));
+  CHECK(w.xy == doctest::Approx(G * R).epsilon(1e-14));
+  CHECK(w.xx == doctest::Approx(-3.0 * R).epsilon(1e-14));
+  CHECK(w.yz == 0.0);
+  // reach 0: the near node's own stress.
+  CHECK(wall_stress_extrapolated(at(d_near), at(d_far), 0.0).xy == at(d_near).xy);
+}
