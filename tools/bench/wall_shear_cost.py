@@ -35,6 +35,8 @@ def run(a, out, with_wss):
            "--set", "output.final=false", "--set", f"run.check_every={a.steps}"]
     if with_wss:
         cmd += ["--set", "wall_shear.every=0", "--set", "wall_shear.sample_every=1"]
+        for kv in a.set or []:  # a variant (wall_shear.evaluate=node, ...): after the defaults, so it wins
+            cmd += ["--set", kv]
     s = run_summary(cmd, out)
     once = sum(v for k, v in s["action_seconds"].items() if k in ONCE)
     return {"ms_per_step": 1e3 * (s["wall_seconds"] - once) / s["steps"], "fluid_nodes": s["fluid_nodes"],
@@ -81,6 +83,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--work", default="/tmp/hemo_wss_cost")
     ap.add_argument("--docs")
+    ap.add_argument("--set", action="append", help="KEY=VALUE for the run with wall_shear (repeatable): a variant")
     ap.add_argument("--report", help="only rewrite performance.md's section (next to it) from this wall_shear_cost.json")
     a = ap.parse_args()
     if a.report:
@@ -98,7 +101,7 @@ def main():
          "precision": without[0]["precision"], "without_ms": wo, "with_ms": wi,
          "without_runs": [x["ms_per_step"] for x in without], "with_runs": [x["ms_per_step"] for x in with_],
          "wall_shear_ms": statistics.median(x["wall_shear_ms_per_step"] for x in with_), "overhead": wi / wo - 1,
-         "target": TARGET}
+         "target": TARGET, "variant": a.set or []}
     print("\n".join(section(d)))
     if a.docs:
         write_json(a.docs, "wall_shear_cost.json", d)
