@@ -3,9 +3,11 @@
 #include <glob.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -23,19 +25,23 @@
 #include "core/geometry/voxelize.hpp"
 #include "core/partition/brick_partition.hpp"
 #include "core/sim/case_schema.hpp"
+#include "core/sim/memory_plan.hpp"
 #include "core/sim/simulation.hpp"
+#include "core/sim/stop_signals.hpp"
 
 namespace hemo::app {
 
 namespace {
 
-/// Runs `body`, mapping each kind of failure to its exit code and recording it.
+/// Runs `body`, mapping each kind of failure to its exit code and recording it. A run
+/// that a signal stopped after a step (with a checkpoint) ends "interrupted".
 template <class Body>
 int guarded(RunSummary& summary, Body&& body) {
   try {
     body();
-    summary.status = "ok";
-    summary.exit_code = int(ExitCode::ok);
+    const bool interrupted = !summary.interrupted_by.empty();
+    summary.status = interrupted ? "interrupted" : "ok";
+    summary.exit_code = int(interrupted ? ExitCode::interrupted : ExitCode::ok);
   } catch (const InputError& e) {
     log::error(e.what());
     summary.status = std::string("bad input: ") + e.what();
@@ -46,6 +52,21 @@ int guarded(RunSummary& summary, Body&& body) {
     summary.failed_step = e.step();
     summary.failed_node = e.node();
     summary.exit_code = int(ExitCode::diverged);
+  } catch (const WriteError& e) {
+    log::error(e.what());
+    summary.status = std::string("write failed: ") + e.what();
+    summary.exit_code = int(ExitCode::write_failed);
+  } catch (const std::bad_alloc& e) {
+    // After set-up (which refuses what its plan says would not fit, and turns a failed
+    // allocation into InputError): memory the run took as it went (cells, outputs).
+    const std::string when = summary.steps > summary.first_step ? str("after step ", summary.steps)
+                                                                 : std::string("in set-up or the first step");
+    const std::string what = str("out of memory (", e.what(), ") ", when,
+                                 ": make lattice.dx larger, run on more ranks, or give the run more memory "
+                                 "(docs/cluster.md, \"Memory\")");
+    log::error(what);
+    summary.status = "bad input: " + what;
+    summary.exit_code = int(ExitCode::bad_input);
   } catch (const std::exception& e) {
     log::error(e.what());
     summary.status = std::string("error: ") + e.what();
@@ -102,16 +123,52 @@ void find_iolets(const CommandLine& cl) {
               surface.description.c_str(), geometry::open_ends_toml(openings).c_str());
 }
 
+/// The largest of a value over the ranks of the command (itself on one rank).
+double comm_max(const CommandLine& cl, double value) { return cl.run.comm ? cl.run.comm->max(value) : value; }
+
+/// hemoflow check: how the plan compares with the memory of this machine, which need not
+/// be the one the run goes to (a login node): said, not refused; `run` refuses.
+void report_memory_here(const MemoryPlan& plan, bool cuda, const config::Config& config) {
+  const std::uint64_t need = plan.run_bytes();
+  MemoryContext context;
+  context.dx = config.real("lattice.dx");
+  if (cuda) {
+    const auto devices = exec::cuda::devices();
+    if (devices.empty()) {
+      std::printf("memory here: no CUDA device visible; `hemoflow run` compares the plan with the GPU's free memory\n");
+      return;
+    }
+    const std::int64_t asked = config.integer("run.device");
+    const auto& d = devices[std::size_t(asked >= 0 && asked < std::int64_t(devices.size()) ? asked : 0)];
+    const std::uint64_t user = memory_limit_from_environment();
+    context.available = user ? MemoryAvailable{user, "HEMO_MEMORY_LIMIT_BYTES", true}
+                             : MemoryAvailable{d.memory_bytes, str("GPU ", d.index, " (", d.name, ") in all"), false};
+    context.memory = str("memory of GPU ", d.index);
+  } else {
+    context.available = host_memory_available();
+  }
+  if (!context.available.bytes) return;
+  const std::uint64_t usable = usable_bytes(context);
+  std::printf("memory here: %s usable of %s (%s, less a %d%% margin): %s\n", fmt_bytes(double(usable)).c_str(),
+              fmt_bytes(double(context.available.bytes)).c_str(), context.available.source.c_str(),
+              int(memory_margin * 100 + 0.5),
+              need <= usable ? "one rank fits" : "one rank would NOT fit here; `hemoflow run` would refuse it");
+  if (need > usable) log::warn(memory_refusal(plan, context));
+}
+
 }  // namespace
 
 int command_run(const CommandLine& cl) {
   RunSummary summary;
   std::string output_dir = cl.run.output_dir;
-  const int code = guarded(summary, [&] {
+  int code = guarded(summary, [&] {
     if (!std::filesystem::exists(cl.run.case_path))
       throw InputError(str("cannot open case file '", cl.run.case_path, "': no such file"));
     Simulation sim(cl.run, summary);
     output_dir = summary.output_dir;
+    // From the first step to the end of the process, SIGTERM, SIGINT and SIGUSR1 stop the
+    // run after a step with a checkpoint (exit code 4) instead of killing it.
+    catch_stop_signals();
     sim.run();
   });
   const int rank = cl.run.comm ? cl.run.comm->rank() : 0, ranks = cl.run.comm ? cl.run.comm->size() : 1;
@@ -122,11 +179,15 @@ int command_run(const CommandLine& cl) {
       write_summary(summary, output_dir);
     } catch (const std::exception& e) {
       log::error(str("could not write summary.json: ", e.what()));
-      return code == 0 ? int(ExitCode::failure) : code;
+      // Scripts look for summary.json: without it a finished or interrupted run is a
+      // failed write (and the other ranks are ended below); an error keeps its code.
+      if (code == int(ExitCode::ok) || code == int(ExitCode::interrupted)) code = int(ExitCode::write_failed);
     }
   }
-  // A rank that failed ends every rank (the others may wait for it in an exchange).
-  if (code != 0 && ranks > 1) cl.run.comm->abort(code, "ending every rank after the error above");
+  // A rank that failed ends every rank (the others may wait for it in an exchange). A
+  // run stopped by a signal stopped on every rank after the same step: all end normally.
+  if (code != 0 && code != int(ExitCode::interrupted) && ranks > 1)
+    cl.run.comm->abort(code, "ending every rank after the error above");
   return code;
 }
 
@@ -136,22 +197,24 @@ int command_check(const CommandLine& cl) {
     if (!std::filesystem::exists(cl.run.case_path))
       throw InputError(str("cannot open case file '", cl.run.case_path, "': no such file"));
     Simulation sim(cl.run, summary, Simulation::Stop::after_mesh);
+    // What the run will allocate (Simulation::memory_plan), the largest rank's: the plugins
+    // declared their fields and buffers, as run checks them against the memory there.
+    const MemoryPlan& plan = sim.memory_plan();
+    const double planned = comm_max(cl, double(plan.run_bytes()));
     if (cl.run.comm && cl.run.comm->rank() != 0) return;  // rank 0 reports
-    // Two population sets and 4 moment rows in the run's precision per stored node; the
-    // node list adds 18 neighbour codes per node, bricks a link word per slot (holes
-    // included) and 128 bytes of tables and masks per brick.
-    const double value_bytes = (summary.precision == "fp32" ? 4.0 : 8.0) * (2 * 19 + 4);
+    const bool cuda = sim.config().string("run.backend") == "cuda";
+    const std::string memory = cuda ? "device memory" : "host memory";
     const bool brick_layout = summary.layout == "bricks";
-    const double field_bytes = brick_layout ? (value_bytes + 4.0 + 128.0 / 64.0) * double(summary.brick_slots)
-                                      : (value_bytes + 4.0 * 18) * double(summary.fluid_nodes);
-    std::printf("%s: ok (%llu fluid nodes%s, %lld steps, tau %.4g, Mach %.3g, Reynolds %.4g; about %s of fields)\n",
+    std::printf("%s: ok (%llu fluid nodes%s, %lld steps, tau %.4g, Mach %.3g, Reynolds %.4g; about %s of %s%s)\n",
                 cl.run.case_path.c_str(), static_cast<unsigned long long>(summary.fluid_nodes),
                 brick_layout ? str(" in ", summary.brick_slots / 64, " bricks of 4^3, fill ",
                              fmt_f(double(summary.fluid_nodes) / double(std::max<std::uint64_t>(summary.brick_slots, 1)), 3))
                              .c_str()
                        : "",
                 static_cast<long long>(summary.steps_requested), summary.tau, summary.mach, summary.reynolds,
-                fmt_bytes(field_bytes).c_str());
+                fmt_bytes(planned).c_str(), memory.c_str(), summary.ranks > 1 ? " on the largest rank" : "");
+    std::printf("memory: %s\n", plan.describe_largest(6).c_str());
+    report_memory_here(plan, cuda, sim.config());
     if (cl.ranks > 0) {
       const auto t0 = std::chrono::steady_clock::now();
       const mesh::SparseMesh& m = sim.mesh();
@@ -166,6 +229,11 @@ int command_check(const CommandLine& cl) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::printf("partition: %d ranks, bricks of %d^3 voxels (%lld in the box), %s s\n%s", cl.ranks, edge,
                   static_cast<long long>(bricks.count()), fmt_g(seconds, 3).c_str(), p.describe().c_str());
+      const std::uint64_t largest = *std::max_element(p.part_fluid.begin(), p.part_fluid.end());
+      std::printf("memory on %d ranks: about %s of %s on the largest part (this rank's estimate scaled to its %llu fluid "
+                  "nodes; halos not counted)\n",
+                  cl.ranks, fmt_bytes(planned * double(largest) / double(std::max<std::uint64_t>(summary.fluid_nodes, 1))).c_str(),
+                  memory.c_str(), static_cast<unsigned long long>(largest));
     }
   });
 }

@@ -1,4 +1,5 @@
 // The `hemoflow` command. See usage.cpp for the commands, options and exit codes.
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -12,6 +13,10 @@
 
 int main(int argc, char** argv) {
   using namespace hemo;
+  // A file that reaches the process's size limit (ulimit -f, a batch system's file size
+  // limit) would kill the process with SIGXFSZ; ignored, the write fails with EFBIG
+  // instead and the run ends with a message naming the file (WriteError, exit code 5).
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     // MPI only when a launcher started the process; a plain run never touches it.
     const std::unique_ptr<comm::Communicator> world = comm::world(argc, argv);

@@ -8,6 +8,17 @@ namespace hemo::app {
 
 namespace {
 
+// The exit codes and environment, in the main usage and at the end of each command's.
+#define HEMO_EXIT_CODES \
+  "exit codes: 0 success, 1 other failure, 2 bad input (case file, geometry, options),\n" \
+  "            3 the run diverged (NaN; where and what to try: <output>/divergence.json),\n" \
+  "            4 stopped by SIGTERM, SIGINT or SIGUSR1 after a step, with a checkpoint and\n" \
+  "              summary.json status \"interrupted\" (continue with --restart <output>),\n" \
+  "            5 an output could not be written (full disk, quota, file size limit, a folder\n" \
+  "              that cannot be made: the message names the file and the bytes)\n" \
+  "environment: HEMO_PLUGIN_PATH (extra plugin folders), OMP_NUM_THREADS (CPU threads),\n" \
+  "  HEMO_MEMORY_LIMIT_BYTES (the memory one rank may use, e.g. 12G; docs/cluster.md)\n"
+
 const char* const overview = R"(usage:
   hemoflow run CASE.toml [options]     run a case
   hemoflow check CASE.toml [options]   validate a case and build its mesh, without running
@@ -36,10 +47,7 @@ options for run and check:
   --progress auto|always|never
   --quiet                   only warnings and errors
 
-exit codes: 0 success, 1 other failure, 2 bad input (case file, geometry, options),
-            3 the run diverged (NaN; step and node are reported)
-environment: HEMO_PLUGIN_PATH (extra plugin folders), OMP_NUM_THREADS (CPU threads)
-)";
+)" HEMO_EXIT_CODES;
 
 const char* const case_options = R"(
 options:
@@ -55,10 +63,7 @@ options:
 )";
 
 const char* const footer = R"(
-exit codes: 0 success, 1 other failure, 2 bad input (case file, geometry, options),
-            3 the run diverged (NaN; step and node are reported)
-environment: HEMO_PLUGIN_PATH (extra plugin folders), OMP_NUM_THREADS (CPU threads)
-)";
+)" HEMO_EXIT_CODES;
 
 const char* const run_usage = R"(usage: hemoflow run CASE.toml [options]
 
@@ -72,17 +77,28 @@ Mach and Reynolds numbers (see hemoflow check --help).
                             wall_seconds, on any rank count; the run goes on to its end step
                             (run.steps or --steps), bitwise as if it had never stopped. In
                             its own output folder it continues the CSV series and snapshots.
+
+SIGTERM, SIGINT (Ctrl-C) and SIGUSR1 (Slurm's --signal=USR1@SECONDS) stop the run after
+the step it is in, on every rank, with a checkpoint: exit code 4; repeated signals are
+ignored until the checkpoint is written (docs/cluster.md, "Signals").
 )";
 
 const char* const check_usage = R"(usage: hemoflow check CASE.toml [options]
 
 Validates a case and builds its mesh without running it: reports every problem of the
 case file at once (file:line:column), then prints the fluid nodes, the steps, tau, the
-Mach and Reynolds numbers and the memory the fields would take. The reference velocity is
-the largest the case imposes (a velocity iolet's peak, a moving wall, the initial velocity,
-the forcing's Poiseuille velocity); the reference length is the diameter of the velocity
-iolet that sets it, else the geometry's. flow.reference_velocity and
-flow.reference_length override them.
+Mach and Reynolds numbers and the memory one rank needs (its largest fields and buffers,
+and whether it fits this machine: run refuses what would not fit where it runs). The
+reference velocity is the largest the case imposes (a velocity iolet's peak, a moving
+wall, the initial velocity, the forcing's Poiseuille velocity); the reference length is
+the diameter of the velocity iolet that sets it, else the geometry's.
+flow.reference_velocity and flow.reference_length override them.
+
+Check and run refuse (exit code 2), with the setting that would pass: a Mach number above
+flow.max_mach (0.3; warned above 0.1); a grid Reynolds number U dx / nu above what the
+collision operator survived in the stability map (lb_bgk.max_grid_reynolds; bgk 34, trt 12,
+regularized 270); red blood cells that would cross a tile in a step (docs/stability.md,
+"Limits checked before a run").
 
   --ranks N   also partition the mesh for N MPI ranks as a run would (bricks of
               partition.brick voxels, SCOTCH) and print each rank's bricks and fluid

@@ -9,5 +9,6 @@ namespace hemo {
 // handler).
 InputError::~InputError() = default;
 DivergenceError::~DivergenceError() = default;
+WriteError::~WriteError() = default;
 
 }  // namespace hemo

@@ -57,9 +57,9 @@ void* allocate(std::size_t bytes) {
     std::size_t free_b = 0, total_b = 0;
     cudaGetLastError();
     cudaMemGetInfo(&free_b, &total_b);
-    throw std::runtime_error("CUDA out of memory: cudaMalloc of " + std::to_string(bytes) + " bytes failed (" +
-                             cudaGetErrorString(err) + "); " + std::to_string(free_b) + " of " +
-                             std::to_string(total_b) + " bytes free on the device");
+    throw OutOfMemory("CUDA out of memory: cudaMalloc of " + std::to_string(bytes) + " bytes failed (" +
+                      cudaGetErrorString(err) + "); " + std::to_string(free_b) + " of " + std::to_string(total_b) +
+                      " bytes free on the device");
   }
   return p;
 }

@@ -4,8 +4,25 @@
 // cuda_runtime.cu when the CUDA backend is built, and in cuda_absent.cpp otherwise, where
 // every call throws "built without CUDA".
 #include <cstddef>
+#include <new>
 #include <string>
 #include <vector>
+
+namespace hemo::exec {
+
+/// An allocation that failed, host or device: a std::bad_alloc that says how many bytes
+/// were asked for where, and what was free there (the set-up turns it into the advice of
+/// a memory refusal, core/sim/memory_plan.hpp).
+class OutOfMemory : public std::bad_alloc {
+ public:
+  explicit OutOfMemory(std::string what) : what_(std::move(what)) {}
+  const char* what() const noexcept override { return what_.c_str(); }
+
+ private:
+  std::string what_;
+};
+
+}  // namespace hemo::exec
 
 namespace hemo::exec::cuda {
 

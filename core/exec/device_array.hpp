@@ -40,7 +40,7 @@ class DeviceArray {
     const std::size_t bytes = count * sizeof(T);
     if (space == Space::host) {
       data_ = static_cast<T*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-      if (!data_) throw std::bad_alloc();
+      if (!data_) throw OutOfMemory("host out of memory: an array of " + std::to_string(bytes) + " bytes could not be allocated");
     } else {
       data_ = static_cast<T*>(cuda::allocate(bytes));
     }
@@ -145,7 +145,7 @@ class HostBuffer {
       const std::size_t bytes = std::max<std::size_t>(capacity_ * sizeof(T), 64);
       data_ = static_cast<T*>(space_ == Space::cuda ? cuda::allocate_pinned(bytes)
                                                     : std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-      if (!data_) throw std::bad_alloc();
+      if (!data_) throw OutOfMemory("host out of memory: a buffer of " + std::to_string(bytes) + " bytes could not be allocated");
     }
     size_ = n;
   }

@@ -1,5 +1,6 @@
 #include "core/exec/reduce.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -13,6 +14,8 @@ namespace hemo::exec {
 namespace cuda_detail {
 template <class T>
 void chunk_sums(const T* data, std::size_t count, double* partials_host);
+template <class T>
+void chunk_peaks(const T* x, const T* y, const T* z, const T* w, std::size_t count, double* out);
 }
 #endif
 
@@ -28,6 +31,22 @@ void chunk_sums_host(const T* data, std::size_t count, double* partials) {
     for (std::size_t i = b; i < e; ++i) s += static_cast<double>(data[i]);
     partials[c] = s;
   }
+}
+/// Chunk c's peak (chunk_peaks) of host rows into out[0 .. chunk_peak_values).
+template <class T>
+void peak_of_chunk(const T* x, const T* y, const T* z, const T* w, std::size_t count, std::size_t c, double* out) {
+  const std::size_t b = c * reduce_chunk, e = std::min(count, b + reduce_chunk);
+  double best = -1.0;
+  std::size_t at = e;
+  for (std::size_t i = b; i < e; ++i) {
+    const double u = double(x[i]), v = double(y[i]), s = double(z[i]);
+    const double n = u * u + v * v + s * s;
+    if (n > best) best = n, at = i;  // false for NaN: passed over
+  }
+  out[0] = best;
+  out[1] = at < e ? double(at) : -1.0;
+  for (int k = 0; k < 4; ++k) out[2 + k] = 0.0;
+  if (at < e) out[2] = double(x[at]), out[3] = double(y[at]), out[4] = double(z[at]), out[5] = double(w[at]);
 }
 }  // namespace
 
@@ -63,6 +82,26 @@ std::int64_t first_non_finite(Space space, const T* data, std::size_t count) {
   return -1;
 }
 
+template <class T>
+void chunk_peaks(Space space, const T* x, const T* y, const T* z, const T* w, std::size_t count, double* out) {
+  const std::size_t chunks = chunks_of(count);
+  if (chunks == 0) return;
+  if (space == Space::host) {
+#pragma omp parallel for schedule(static)
+    for (long long c = 0; c < static_cast<long long>(chunks); ++c)
+      peak_of_chunk(x, y, z, w, count, std::size_t(c), out + std::size_t(c) * chunk_peak_values);
+    return;
+  }
+#if HEMO_HAVE_CUDA
+  cuda_detail::chunk_peaks(x, y, z, w, count, out);
+#else
+  throw std::logic_error("exec::chunk_peaks on CUDA memory in a build without CUDA");
+#endif
+}
+
+template void chunk_peaks<float>(Space, const float*, const float*, const float*, const float*, std::size_t, double*);
+template void chunk_peaks<double>(Space, const double*, const double*, const double*, const double*, std::size_t,
+                                  double*);
 template double sum<float>(Space, const float*, std::size_t);
 template double sum<double>(Space, const double*, std::size_t);
 template std::int64_t first_non_finite<float>(Space, const float*, std::size_t);

@@ -46,6 +46,57 @@ double* partials_on_device(std::size_t chunks) {
 }
 }  // namespace
 
+/// Each chunk's peak (reduce.hpp, chunk_peaks): the largest x^2 + y^2 + z^2 (-1 where all
+/// are NaN), its first index, and x, y, z, w there, written to out on the device.
+template <class T>
+__global__ void chunk_peak_kernel(const T* x, const T* y, const T* z, const T* w, std::size_t count, double* out) {
+  __shared__ double value[block];
+  __shared__ long long index[block];
+  const std::size_t b = static_cast<std::size_t>(blockIdx.x) * reduce_chunk;
+  const std::size_t e = b + reduce_chunk < count ? b + reduce_chunk : count;
+  double best = -1.0;
+  long long at = -1;
+  for (std::size_t i = b + threadIdx.x; i < e; i += block) {
+    const double u = static_cast<double>(x[i]), v = static_cast<double>(y[i]), s = static_cast<double>(z[i]);
+    const double n = u * u + v * v + s * s;
+    if (n > best) best = n, at = static_cast<long long>(i);  // false for NaN: passed over
+  }
+  value[threadIdx.x] = best;
+  index[threadIdx.x] = at;
+  __syncthreads();
+  for (int h = block / 2; h > 0; h /= 2) {
+    if (threadIdx.x < h) {
+      const double v = value[threadIdx.x + h];
+      const long long i = index[threadIdx.x + h];
+      // the larger value; of equal ones the first index (-1, none, never wins)
+      if (v > value[threadIdx.x] || (v == value[threadIdx.x] && i >= 0 && (index[threadIdx.x] < 0 || i < index[threadIdx.x]))) {
+        value[threadIdx.x] = v;
+        index[threadIdx.x] = i;
+      }
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x != 0) return;
+  double* o = out + static_cast<std::size_t>(blockIdx.x) * chunk_peak_values;
+  const long long i = index[0];
+  o[0] = value[0];
+  o[1] = static_cast<double>(i);
+  o[2] = i >= 0 ? static_cast<double>(x[i]) : 0.0;
+  o[3] = i >= 0 ? static_cast<double>(y[i]) : 0.0;
+  o[4] = i >= 0 ? static_cast<double>(z[i]) : 0.0;
+  o[5] = i >= 0 ? static_cast<double>(w[i]) : 0.0;
+}
+
+template <class T>
+void chunk_peaks(const T* x, const T* y, const T* z, const T* w, std::size_t count, double* out) {
+  const std::size_t chunks = chunks_of(count);
+  chunk_peak_kernel<<<static_cast<unsigned>(chunks), block>>>(x, y, z, w, count, out);
+  check_launch("chunk_peak");
+}
+
+template void chunk_peaks<float>(const float*, const float*, const float*, const float*, std::size_t, double*);
+template void chunk_peaks<double>(const double*, const double*, const double*, const double*, std::size_t, double*);
+
 template <class T>
 void chunk_sums(const T* data, std::size_t count, double* partials_host) {
   const std::size_t chunks = (count + reduce_chunk - 1) / reduce_chunk;

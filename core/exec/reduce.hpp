@@ -19,4 +19,16 @@ double sum(Space space, const T* data, std::size_t count);
 template <class T>
 std::int64_t first_non_finite(Space space, const T* data, std::size_t count);
 
+/// Per chunk c of reduce_chunk entries of three rows x, y, z (a velocity field) and a
+/// fourth, w (the density), over entries [0, count): the largest x^2 + y^2 + z^2 (in
+/// double; -1 where every entry of the chunk is NaN, which are passed over), the first
+/// index holding it, and x, y, z and w there: chunk_peak_values doubles at
+/// out[c * chunk_peak_values], in `space`'s memory. One pass over the rows, nothing copied
+/// to the host and, on CUDA, no wait: a monitor can keep these every few steps and look at
+/// them only when something went wrong.
+inline constexpr std::size_t chunk_peak_values = 6;
+inline std::size_t chunks_of(std::size_t count) { return (count + reduce_chunk - 1) / reduce_chunk; }
+template <class T>
+void chunk_peaks(Space space, const T* x, const T* y, const T* z, const T* w, std::size_t count, double* out);
+
 }  // namespace hemo::exec

@@ -83,7 +83,9 @@ VoxelGrid read_header(const io::hdf5::Input& r) {
     r.fail(str("dims = ", g.dims[0], " x ", g.dims[1], " x ", g.dims[2], ": must be positive"));
   }
   if (!(g.dx > 0.0) || !std::isfinite(g.dx)) r.fail(str("dx = ", g.dx, ": must be a positive number"));
-  if (g.voxel_count() > (std::int64_t(1) << 40)) r.fail(str("dims = ", g.dims[0], " x ", g.dims[1], " x ", g.dims[2], ": too many voxels"));
+  // In floating point: the product of three ints may overflow voxel_count()'s int64.
+  if (double(g.dims[0]) * double(g.dims[1]) * double(g.dims[2]) > double(std::int64_t(1) << 40))
+    r.fail(str("dims = ", g.dims[0], " x ", g.dims[1], " x ", g.dims[2], ": too many voxels"));
   for (const double o : g.origin)
     if (!std::isfinite(o)) r.fail("origin is not finite");
 

@@ -16,6 +16,7 @@
 
 #include "core/io/hdf5_file.hpp"
 #include "core/io/json.hpp"
+#include "core/io/write_failure.hpp"
 
 namespace hemo::io {
 
@@ -124,11 +125,7 @@ FieldWriter::FieldWriter(std::string output_dir,
     throw std::invalid_argument("FieldWriter: " + std::to_string(positions.size()) +
                                 " positions but " + std::to_string(voxels.size()) + " voxels");
   const fs::path fields_dir = fs::path(dir_) / "fields";
-  std::error_code ec;
-  fs::create_directories(fields_dir, ec);
-  if (ec)
-    throw std::runtime_error("cannot create directory " + fields_dir.string() + ": " +
-                             ec.message());
+  make_folder(fields_dir.string());
 
   const hdf5::Quiet quiet;
   hdf5::Output out((fields_dir / "mesh.h5").string());

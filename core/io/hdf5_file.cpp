@@ -1,7 +1,9 @@
 #include "core/io/hdf5_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <filesystem>
@@ -9,6 +11,7 @@
 
 #include "core/common/error.hpp"
 #include "core/common/text.hpp"
+#include "core/io/write_failure.hpp"
 
 namespace hemo::io::hdf5 {
 
@@ -31,6 +34,34 @@ std::string reason() {
   return text.empty() ? std::string() : " (" + text + ")";
 }
 
+namespace {
+
+/// The errno of the system call that failed under the current error stack, as HDF5's
+/// file drivers record it in their message ("..., errno = 28, error message = ..."); 0
+/// if none says (the process's errno may be stale by then).
+int errno_of_stack() {
+  int found = 0;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned, const H5E_error2_t* err, void* out) -> herr_t {
+        const char* at = err->desc ? std::strstr(err->desc, "errno = ") : nullptr;
+        if (at && *static_cast<int*>(out) == 0) *static_cast<int*>(out) = std::atoi(at + 8);
+        return 0;
+      },
+      &found);
+  return found;
+}
+
+/// HDF5 registers an atexit hook that closes every file still open. A file whose close
+/// failed (its flush hit a full disk) stays registered half-closed, and the hook then
+/// crashes the process at exit (seen with HDF5 1.10: SIGSEGV in H5F__close_cb), turning
+/// the write error's exit code into a signal. hemoflow closes its files itself, so the
+/// hook is not needed; it must be turned off before the library's first use, here at
+/// load time.
+const bool no_atexit_hook = H5dont_atexit() >= 0;
+
+}  // namespace
+
 herr_t Handle::close() { return id_ >= 0 ? closer_(std::exchange(id_, H5I_INVALID_HID)) : 0; }
 
 hid_t file_access() {
@@ -44,9 +75,11 @@ hid_t file_access() {
   return fapl;
 }
 
-Output::Output(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {
+Output::Output(std::string path, std::uint64_t expected_bytes)
+    : path_(std::move(path)), tmp_(path_ + ".tmp"), expected_(expected_bytes) {
+  (void)no_atexit_hook;
   Handle fapl(check_id(file_access(), "create a file access list"), H5Pclose);
-  file_ = check_id(H5Fcreate(tmp_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), "create the file");
+  file_ = check_id(H5Fcreate(tmp_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), "create the file", expected_);
 }
 
 Output::~Output() {
@@ -71,10 +104,12 @@ void Output::dataset(const std::string& name, hid_t file_type, hid_t mem_type, i
               H5Dclose);
   hsize_t total = 1;
   for (int i = 0; i < rank; ++i) total *= dims[i];
+  const std::uint64_t bytes = total * H5Tget_size(file_type);
+  planned_ += bytes;
   // An empty vector may hand us a null pointer, which H5Dwrite rejects.
-  if (total > 0) check(H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), what);
+  if (total > 0) check(H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), what, bytes);
   if (unit) string_attribute(dset.get(), "unit", *unit);
-  check(dset.close(), what);
+  check(dset.close(), what, bytes);
 }
 
 hid_t Output::table(const std::string& name, hid_t file_type, hsize_t rows, hsize_t columns) {
@@ -85,20 +120,26 @@ hid_t Output::table(const std::string& name, hid_t file_type, hsize_t rows, hsiz
   // halfway through the rows.
   Handle dcpl(check_id(H5Pcreate(H5P_DATASET_CREATE), what), H5Pclose);
   check(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), what);
+  const std::uint64_t bytes = rows * columns * H5Tget_size(file_type);
+  planned_ += bytes;
   const hid_t dset =
-      check_id(H5Dcreate2(file_, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), what);
+      check_id(H5Dcreate2(file_, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), what,
+               bytes);
   tables_.push_back(dset);
   return dset;
 }
 
 void Output::write_row(hid_t table, hid_t mem_type, hsize_t row, hsize_t columns, const void* data) {
-  const std::string what = "write row " + std::to_string(row) + " of a table";
   if (columns == 0) return;
+  char name[256] = "a table";
+  if (H5Iget_name(table, name, sizeof name) <= 0) std::strcpy(name, "a table");
+  const std::string what = "write row " + std::to_string(row) + " of " + name;
   Handle file_space(check_id(H5Dget_space(table), what), H5Sclose);
   const hsize_t start[2] = {row, 0}, count[2] = {1, columns};
   check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), what);
   Handle mem_space(check_id(H5Screate_simple(1, &columns, nullptr), what), H5Sclose);
-  check(H5Dwrite(table, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), what);
+  check(H5Dwrite(table, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), what,
+        columns * H5Tget_size(mem_type));
 }
 
 void Output::group(const std::string& name) {
@@ -124,32 +165,42 @@ void Output::string_attribute(hid_t obj, const char* name, const std::string& va
 }
 
 void Output::commit() {
-  for (const hid_t t : tables_) H5Dclose(t);
+  // Closing writes what HDF5 still buffers (metadata, the last chunks): a full disk may
+  // show only here. The tables are closed first, and a failure of theirs counts too.
+  bool closed = true;
+  for (const hid_t t : tables_) closed = H5Dclose(t) >= 0 && closed;
   tables_.clear();
+  const std::uint64_t bytes = std::max(expected_, planned_);
+  if (!closed) fail("flush its datasets", 0);
   const hid_t f = std::exchange(file_, H5I_INVALID_HID);
   if (H5Fclose(f) < 0) {
-    const std::string why = reason();
+    const int err = errno_of_stack();
+    const std::string why = err ? write_cause(err) : "HDF5 could not close it" + reason();
     std::remove(tmp_.c_str());
-    throw std::runtime_error("HDF5 error writing " + path_ + ": cannot close the file" + why);
+    write_failed(path_, "close it under the temporary name " + tmp_ + " (removed)", 0, why, bytes);
   }
   if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     const int err = errno;
     std::remove(tmp_.c_str());
-    throw std::runtime_error("cannot rename " + tmp_ + " to " + path_ + ": " + std::strerror(err));
+    write_failed(path_, "rename " + tmp_ + " into place", 0, write_cause(err), bytes);
   }
 }
 
-void Output::check(herr_t r, const std::string& what) const {
-  if (r < 0) fail(what);
+void Output::check(herr_t r, const std::string& what, std::uint64_t bytes) const {
+  if (r < 0) fail(what, bytes);
 }
 
-hid_t Output::check_id(hid_t id, const std::string& what) const {
-  if (id < 0) fail(what);
+hid_t Output::check_id(hid_t id, const std::string& what, std::uint64_t bytes) const {
+  if (id < 0) fail(what, bytes);
   return id;
 }
 
-void Output::fail(const std::string& what) const {
-  throw std::runtime_error("HDF5 error writing " + path_ + ": cannot " + what + reason());
+void Output::fail(const std::string& what, std::uint64_t bytes) const {
+  // The cause in a user's words where a system call failed (full disk, quota, file size
+  // limit), else HDF5's own.
+  const int err = errno_of_stack();
+  const std::string cause = err ? write_cause(err) : "HDF5 error" + reason();
+  write_failed(path_, what, bytes, cause, std::max(expected_, planned_));
 }
 
 Input::Input(std::string path, const std::string& kind) : path_(std::move(path)), kind_(kind) {
@@ -206,6 +257,10 @@ std::string Input::text_of(const std::string& object, const char* name) const {
   Handle attr(open_attribute(object, name), H5Aclose);
   Handle type(H5Aget_type(attr.get()), H5Tclose);
   if (!type.ok() || H5Tget_class(type.get()) != H5T_STRING) fail("attribute " + label + " is not a string");
+  // One string: H5Aread writes every element of the attribute into what follows.
+  Handle space(H5Aget_space(attr.get()), H5Sclose);
+  const hssize_t count = space.ok() ? H5Sget_simple_extent_npoints(space.get()) : -1;
+  if (count != 1) fail("attribute " + label + " holds " + std::to_string(count) + " strings, expected 1");
   Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
   if (H5Tis_variable_str(type.get()) > 0) {
     H5Tset_size(mem.get(), H5T_VARIABLE);

@@ -5,6 +5,7 @@
 // a crash never leaves a half-written file. Host-only (includes hdf5.h): never in a .cu.
 #include <hdf5.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -49,11 +50,14 @@ class Handle {
 };
 
 /// One HDF5 file written under <path>.tmp and renamed over <path> by commit(); if it is
-/// abandoned (an exception), the temporary file is closed and removed. Every failure
-/// throws std::runtime_error naming the file, the step and HDF5's cause.
+/// abandoned (an exception), the temporary file is closed and removed, and a file of the
+/// same name written before stays as it was. Every failure throws WriteError
+/// (core/io/write_failure.hpp) naming the file, the step, the bytes it was writing and
+/// the cause (the full disk or quota, the file size limit: errno as HDF5 reports it),
+/// with `expected_bytes` (the file's size, about, where the writer knows it) beside.
 class Output {
  public:
-  explicit Output(std::string path);
+  explicit Output(std::string path, std::uint64_t expected_bytes = 0);
   ~Output();
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
@@ -79,12 +83,15 @@ class Output {
   void commit();
 
  private:
-  void check(herr_t r, const std::string& what) const;
-  hid_t check_id(hid_t id, const std::string& what) const;
-  [[noreturn]] void fail(const std::string& what) const;
+  /// `what` says the step ("write dataset /voxel"), `bytes` what it writes.
+  void check(herr_t r, const std::string& what, std::uint64_t bytes = 0) const;
+  hid_t check_id(hid_t id, const std::string& what, std::uint64_t bytes = 0) const;
+  [[noreturn]] void fail(const std::string& what, std::uint64_t bytes) const;
 
   std::string path_;
   std::string tmp_;
+  std::uint64_t expected_ = 0;  // the caller's estimate of the whole file
+  std::uint64_t planned_ = 0;   // the bytes of the datasets created so far
   hid_t file_ = H5I_INVALID_HID;
   std::vector<hid_t> tables_;  // closed before the file
 };

@@ -1,6 +1,7 @@
 #include "core/io/json.hpp"
 
 #include "core/common/text.hpp"
+#include "core/io/write_failure.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -13,15 +14,6 @@
 #include <stdexcept>
 
 namespace hemo::io {
-
-namespace {
-
-
-[[noreturn]] void io_error(const std::string& what, const std::string& path, int err) {
-  throw std::runtime_error(what + " " + path + ": " + std::strerror(err));
-}
-
-}  // namespace
 
 std::string json_quote(std::string_view s) {
   std::string out;
@@ -162,14 +154,16 @@ JsonWriter& JsonWriter::null() {
 }
 
 void write_file_atomic(const std::string& path, const std::string& text) {
+  // Failures name the final path (the temporary one is removed) and the bytes, and leave
+  // a file of that name written before as it was (WriteError).
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) io_error("cannot create", tmp, errno);
-  auto fail = [&](const char* what) {
+  if (fd < 0) write_failed(path, "create " + tmp, text.size(), errno);
+  auto fail = [&](const std::string& doing) {
     const int err = errno;
     ::close(fd);
     ::unlink(tmp.c_str());
-    io_error(what, tmp, err);
+    write_failed(path, doing, text.size(), err);
   };
   const char* p = text.data();
   std::size_t left = text.size();
@@ -177,23 +171,23 @@ void write_file_atomic(const std::string& path, const std::string& text) {
     const ssize_t n = ::write(fd, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail("cannot write");
+      fail(str("write it under the temporary name ", tmp, " (removed) after ", text.size() - left, " bytes"));
     }
     p += n;
     left -= static_cast<std::size_t>(n);
   }
   // Without fsync a power loss after the rename can leave an empty file under the
   // final name (the rename reaches the disk before the data).
-  if (::fsync(fd) != 0) fail("cannot sync");
+  if (::fsync(fd) != 0) fail("sync " + tmp);
   if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    io_error("cannot close", tmp, err);
+    write_failed(path, "close " + tmp, text.size(), err);
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    io_error("cannot rename " + tmp + " to", path, err);
+    write_failed(path, "rename " + tmp + " into place", text.size(), err);
   }
 }
 

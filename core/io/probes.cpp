@@ -67,9 +67,7 @@ void Probe::record(std::int64_t step, double time, const ProbeValues& values) {
     for (const double u : values.velocity[i]) append_number(text, u);
     text += '\n';
   }
-  out_->write(text.data(), static_cast<std::streamsize>(text.size()));
-  out_->flush();
-  if (!*out_) throw std::runtime_error("cannot write probe file " + path_);
+  append_row(*out_, path_, text);
 }
 
 }  // namespace hemo::io

@@ -16,9 +16,14 @@ namespace hemo::io {
 /// continue_after = s (a run restarted from step s), the rows of steps <= s already there
 /// are kept and later ones (written after the checkpoint by the run that stopped) are
 /// dropped; a file that is absent or has another header starts afresh. Throws
-/// std::runtime_error naming the file if it cannot be written.
+/// WriteError naming the file if it cannot be written.
 std::unique_ptr<std::ofstream> open_series_csv(const std::string& path, const std::string& header,
                                                std::int64_t continue_after);
+
+/// Appends `row` (whole lines) to `out`, the series at `path`, and flushes it. If the
+/// write fails (a full disk, the file size limit), takes back what of the row reached the
+/// file, closes `out` and throws WriteError naming the file and the row's bytes.
+void append_row(std::ofstream& out, const std::string& path, const std::string& row);
 
 /// A monitor's time series, DIR/<name>: "step,time" + header, then one row per record,
 /// flushed as written (open_series_csv). Every rank opens it and records, so that all
@@ -39,6 +44,7 @@ class SeriesCsv {
 
  private:
   bool open_ = false;
+  std::string path_, row_;  // the row being recorded, written whole by end()
   std::unique_ptr<std::ofstream> out_;  // rank 0
 };
 

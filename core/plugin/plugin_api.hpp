@@ -20,12 +20,13 @@
 #include "core/geometry/voxel_grid.hpp"
 #include "core/mesh/sparse_mesh.hpp"
 #include "core/scheduler/scheduler.hpp"
+#include "core/sim/memory_plan.hpp"
 #include "core/sim/units.hpp"
 
 namespace hemo {
 
 /// Bumped whenever this header, or a type it exposes, changes layout or meaning.
-inline constexpr int plugin_abi_version = 14;  // 14: geometry::SurfacePoint::triangle; 13: Scheduler::add_run_end (12: HaloExchange staging in exec::HostBuffer)
+inline constexpr int plugin_abi_version = 15;  // 15: Plugin::plan; 14: geometry::SurfacePoint::triangle; 13: Scheduler::add_run_end (12: HaloExchange staging in exec::HostBuffer)
 
 /// A velocity a plugin imposes, for the Mach and Reynolds numbers, with the length that
 /// goes with it where the plugin knows one (a velocity inlet: its diameter). When this
@@ -85,6 +86,24 @@ struct SetupStage {
   std::function<int(int, int, int)> voxel_owner;
 };
 
+/// After the mesh and the flow numbers exist, before anything is allocated; `hemoflow
+/// check` stops after it. A plugin refuses here what it cannot run (InputError naming the
+/// key, its value, the limit and the nearest setting that works) and declares the bytes
+/// its setup() will allocate on this rank, so that a run that would not fit in memory is
+/// refused before it starts (core/sim/memory_plan.hpp).
+struct PlanStage {
+  const config::Config& config;
+  const LatticeUnits& units;
+  const FlowNumbers& flow;     // the reference velocity (m/s) and u_lattice, Mach, Reynolds
+  const mesh::SparseMesh& mesh;  // this rank's
+  Precision precision;
+  exec::Space space;           // the backend the run will use (run.backend)
+  comm::Communicator& comm;
+  /// Each field (name as declared), table and buffer of at least O(nodes) or O(links)
+  /// bytes, and the settings that would shrink them (MemoryPlan::advise).
+  MemoryPlan& memory;
+};
+
 class Plugin {
  public:
   virtual ~Plugin() = default;
@@ -94,6 +113,8 @@ class Plugin {
   virtual std::array<bool, 3> periodic_axes(const config::Config&) const { return {false, false, false}; }
   /// Optional: asks for boundary link classes.
   virtual void shape_mesh(MeshStage&) {}
+  /// Optional: checks the case against the flow numbers and declares its memory (PlanStage).
+  virtual void plan(PlanStage&) {}
   /// Declares the fields it owns and registers its actions.
   virtual void setup(SetupStage& stage) = 0;
   /// Called after every plugin's setup: sets the initial state, looks up fields that

@@ -60,7 +60,8 @@ void declare_core_schema(config::Schema& schema) {
   schema.section("initial", "core", "Initial state")
       .reals("velocity", "m/s", "Uniform initial velocity (the density starts at fluid.density)", 3)
       .default_value(std::vector<double>{0.0, 0.0, 0.0});
-  schema.section("flow", "core", "Reference scales for the printed Mach and Reynolds numbers (estimated when absent)")
+  schema.section("flow", "core",
+                 "Reference scales for the printed Mach and Reynolds numbers (estimated when absent), and the Mach limit")
       .real("reference_velocity", "m/s", "Characteristic velocity; default: the largest the case imposes (a "
                                          "velocity iolet's peak, a moving wall, initial.velocity, the Poiseuille "
                                          "velocity of the forcing)")
@@ -68,7 +69,14 @@ void declare_core_schema(config::Schema& schema) {
       .real("reference_length", "m", "Characteristic length; default: the diameter of the velocity iolet that "
                                      "sets the reference velocity, else the geometry's (pipe or root vessel "
                                      "diameter, an STL's largest inscribed diameter, the smallest box edge)")
-      .greater_than(0.0);
+      .greater_than(0.0)
+      .real("max_mach", "1",
+            "Largest Mach number (reference velocity over the lattice's speed of sound) a run may have: above it "
+            "`hemoflow check` and `run` refuse the case and print the lattice.dt or lattice.tau that keeps within it. "
+            "The lattice Boltzmann method solves weakly compressible flow: density changes and errors grow as "
+            "Mach^2, 9% at 0.3; above 0.1 a run is warned (docs/stability.md, \"Limits checked before a run\")")
+      .greater_than(0.0)
+      .default_value(default_max_mach);
 
   schema.section("output", "core", "Field output (HDF5 + XDMF for ParaView) and probes")
       .integer("every", "1", "Steps between field outputs; 0 writes only the final state")

@@ -188,6 +188,22 @@ void write_particle_tables(io::hdf5::Output* out, const FieldRegistry& fields, c
   }
 }
 
+/// Rank 0: refuses a column whose shape claims more rows than the file stores (a damaged
+/// file: its `count` and shape say 2^40 rows, its data is not there), before they are
+/// allocated. hemoflow writes columns contiguous and whole; a chunked one (a file
+/// repacked with compression) must store something.
+void check_stored(const io::hdf5::Input& in, const std::string& name, std::uint64_t rows, double bytes,
+                  const std::string& what) {
+  if (rows == 0 || bytes <= 0) return;
+  io::hdf5::Handle d(H5Dopen2(in.root(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  io::hdf5::Handle dcpl(d.ok() ? H5Dget_create_plist(d.get()) : H5I_INVALID_HID, H5Pclose);
+  if (!dcpl.ok()) in.fail("cannot open dataset /" + name + io::hdf5::reason());
+  const hsize_t stored = H5Dget_storage_size(d.get());
+  if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED ? stored == 0 : double(stored) < bytes)
+    in.fail(str(what, ": its shape says ", rows, " rows, but the file stores ", stored, " bytes of them (the checkpoint ",
+                "is damaged)"));
+}
+
 /// Rank 0: the table's checkpoint columns are in the file with its type, components and
 /// `count` rows, and the file holds no other column of it.
 void check_table_columns(const io::hdf5::Input& in, const ParticleTable& t, std::uint64_t count) {
@@ -202,8 +218,11 @@ void check_table_columns(const io::hdf5::Input& in, const ParticleTable& t, std:
                   "): the checkpoint was written by another version of ", t.owner()));
     const io::hdf5::Input::Shape s = in.shape(name);
     if (s.dims.size() == 2 && s.dims[0] == hsize_t(c->components()) && s.dims[1] == count &&
-        same_type(s, c->type_name(), storage_of(t, *c).bytes))
+        same_type(s, c->type_name(), storage_of(t, *c).bytes)) {
+      check_stored(in, name, count, double(count) * c->components() * double(storage_of(t, *c).bytes),
+                   str(table, ", column '", c->name(), "'"));
       continue;
+    }
     const std::string found = s.dims.size() == 2
                                   ? str(stored_type(s), " x ", s.dims[0], " components of ", s.dims[1], " rows")
                                   : str(stored_type(s), " in ", s.dims.size(), " dimension(s)");
@@ -330,7 +349,11 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info, const
     std::vector<std::uint64_t> sorted(voxels.size());
     for (std::size_t p = 0; p < order.size(); ++p) sorted[p] = voxels[order[p]];
     quiet = std::make_unique<io::hdf5::Quiet>();
-    out = std::make_unique<io::hdf5::Output>(path);
+    // The node fields' bytes (particle tables aside), for the message of a full disk.
+    std::uint64_t expected = sorted.size() * sizeof(std::uint64_t);
+    for (const FieldBase* f : state_fields(fields))
+      expected += std::uint64_t(f->components()) * sorted.size() * storage_of(*f).bytes;
+    out = std::make_unique<io::hdf5::Output>(path, expected);
     const hsize_t n = sorted.size();
     out->dataset("voxel", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, &n, sorted.data());
     out->group("fields");
@@ -425,15 +448,16 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
     // The checkpoint must hold exactly this run's fluid voxels...
     const io::hdf5::Input::Shape vs = in->shape("voxel");
     if (vs.dims.size() != 1 || vs.type_class != H5T_INTEGER) in->fail("dataset /voxel is not a list of voxel indices");
+    // The count first: a damaged file may claim more voxels than memory holds.
+    if (vs.dims[0] != voxels.size())
+      in->fail(str("the checkpoint has ", vs.dims[0], " fluid nodes, this case ", voxels.size(),
+                   ": it was written for another geometry (or resolution, or iolets)"));
     std::vector<std::uint64_t> file_voxels(vs.dims[0]);
     in->read("voxel", H5T_NATIVE_UINT64, file_voxels.data());
     auto ijk = [&](std::uint64_t v) {
       const std::uint64_t nx = std::uint64_t(mesh.dims[0]), ny = std::uint64_t(mesh.dims[1]);
       return str("(", v % nx, ", ", v / nx % ny, ", ", v / (nx * ny), ")");
     };
-    if (file_voxels.size() != voxels.size())
-      in->fail(str("the checkpoint has ", file_voxels.size(), " fluid nodes, this case ", voxels.size(),
-                   ": it was written for another geometry (or resolution, or iolets)"));
     for (std::size_t p = 0; p < order.size(); ++p)
       if (file_voxels[p] != voxels[order[p]])
         in->fail(str("the checkpoint's fluid voxels differ from this case's (first at voxel ",

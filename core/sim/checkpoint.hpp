@@ -60,7 +60,9 @@ struct CheckpointInfo {
 std::string checkpoint_path(const std::string& dir_or_file);
 
 /// Writes `path` from every rank's restart-state node fields and particle tables. A
-/// collective: every rank calls it with its part of the mesh; rank 0 writes.
+/// collective: every rank calls it with its part of the mesh; rank 0 writes. A write that
+/// fails (full disk, file size limit) throws WriteError on rank 0 naming the file and the
+/// bytes, and leaves a checkpoint written there before untouched.
 void write_checkpoint(const std::string& path, const CheckpointInfo& info, const mesh::SparseMesh& mesh,
                       const FieldRegistry& fields, comm::Communicator& comm);
 

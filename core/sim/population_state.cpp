@@ -36,7 +36,7 @@ std::vector<unsigned char> post_collision_row(const mesh::SparseMesh& m, const F
 void post_collision_to_in_place(const mesh::SparseMesh& m, FieldBase& f, std::int64_t after_step) {
   if (!f.in_place()) return;
   const std::size_t e = f.element_bytes(), stride = f.stride();
-  std::vector<std::vector<unsigned char>> canonical(std::size_t(d3q19::Q));
+  std::vector<std::vector<unsigned char>> canonical(static_cast<std::size_t>(d3q19::Q));
   for (int q = 0; q < d3q19::Q; ++q) canonical[std::size_t(q)] = f.row_bytes(q);
   std::vector<std::vector<unsigned char>> rows(std::size_t(d3q19::Q), std::vector<unsigned char>(stride * e, 0));
   if (!(after_step % 2)) {

@@ -24,6 +24,7 @@
 #include "core/geometry/shapes.hpp"
 #include "core/io/field_writer.hpp"
 #include "core/io/json.hpp"
+#include "core/io/write_failure.hpp"
 #include "core/partition/brick_partition.hpp"
 #include "core/sim/case_schema.hpp"
 #include "core/sim/output_actions.hpp"
@@ -96,12 +97,24 @@ Simulation::Simulation(const RunOptions& options, RunSummary& summary, Stop stop
   build_geometry();
   if (stop == Stop::after_geometry) return;
   build_mesh_of_this_rank();
+  plan_run();
   if (stop == Stop::after_mesh) return;
   select_backend();
+  check_memory();
   prepare_output_folder(options);
-  set_up_fields_and_plugins();
-  set_up_output(options);
-  finish_set_up();
+  try {
+    set_up_fields_and_plugins();
+    set_up_output(options);
+    finish_set_up();
+  } catch (const std::bad_alloc& e) {
+    // The plan fitted, yet an allocation failed (the estimate missed something, or others
+    // took the memory meanwhile): the same advice as a refusal, instead of a crash.
+    throw InputError(str("out of memory while setting up the run (", e.what(), "): this rank planned about ",
+                         fmt_bytes(double(plan_.run_bytes())), " of ", space_ == exec::Space::cuda ? "device" : "host",
+                         " memory (", plan_.describe_largest(4), "); make lattice.dx larger (nodes fall as dx^3), run on "
+                         "more ranks", plan_.advice().empty() ? "" : str(", or set ", plan_.advice().front().setting),
+                         " (docs/cluster.md, \"Memory\")"));
+  }
 }
 
 void Simulation::read_case(const RunOptions& options) {
@@ -120,7 +133,12 @@ void Simulation::read_case(const RunOptions& options) {
   } else if (config_.has("run.end_time")) {
     if (config_.has("run.steps"))
       config_.fail("run.end_time", str("give run.steps or run.end_time, not both (steps is set at ", config_.where("run.steps"), ")"));
-    steps_ = static_cast<std::int64_t>(std::ceil(config_.real("run.end_time") / units_.dt - 1e-9));
+    // Bounded before the conversion: a double beyond int64 converts to anything (UB).
+    const double steps = std::ceil(config_.real("run.end_time") / units_.dt - 1e-9);
+    if (!(steps <= 1e15))
+      config_.fail("run.end_time", str("= ", fmt_g(config_.real("run.end_time")), " s is ", fmt_g(steps),
+                                       " steps of lattice.dt = ", fmt_g(units_.dt), " s: more than 10^15"));
+    steps_ = static_cast<std::int64_t>(steps);
     if (steps_ < 1) steps_ = 1;
   } else {
     steps_ = config_.integer("run.steps");
@@ -326,7 +344,7 @@ void Simulation::prepare_output_folder(const RunOptions& options) {
                                                  output_dir_, std::filesystem::path(restart_file_).parent_path(), ec);
     if (in_place) io::FieldWriter::continue_series(output_dir_, first_step_);  // snapshots or not
     else clear_previous_run(output_dir_);
-    std::filesystem::create_directories(output_dir_);
+    io::make_folder(output_dir_);  // WriteError naming the folder if it cannot be made
   }
   comm_->barrier();
 }
@@ -559,11 +577,100 @@ void Simulation::derive_flow_numbers(const std::vector<VelocityScale>& velocity_
     log::info("flow: no velocity scale known (no forcing, moving wall, velocity iolet or initial velocity); "
               "set flow.reference_velocity to get the Mach and Reynolds numbers");
   }
-  if (flow_.mach > 0.1) {
-    log::warn(str("Mach number ", fmt_g(flow_.mach, 3),
-                  " > 0.1: compressibility errors grow as Mach^2; reduce lattice.dt (or lattice.tau) or refine dx"));
+  check_mach(config_, units_, flow_, config_.real("flow.max_mach"));
+  if (flow_.mach > mach_warning) {
+    log::warn(str("Mach number ", fmt_g(flow_.mach, 3), " > ", mach_warning,
+                  ": compressibility errors grow as Mach^2; reduce lattice.dt (or lattice.tau) or refine dx"));
   }
-  if (units_.tau > 2.0) log::warn(str("tau = ", fmt_g(units_.tau, 4), " > 2: bounce-back walls lose accuracy; reduce dt"));
+}
+
+void Simulation::plan_run() {
+  plan_ = MemoryPlan(mesh_.num_nodes, mesh_.stride);
+  // The core's fields (declare_core_fields, declare_lattice_fields): the layout's
+  // addressing and the coded links.
+  const std::uint64_t links = mesh_.links.size();
+  if (mesh_.layout == mesh::Layout::nodes) {
+    plan_.node_field("core", "neighbours", 18, sizeof(std::uint32_t));
+  } else {
+    const std::uint64_t bricks = mesh_.num_bricks;
+    plan_.array("core", "brick_table", 27 * bricks, sizeof(std::uint32_t));
+    plan_.array("core", "fluid_mask", bricks, sizeof(std::uint64_t));
+    plan_.array("core", "link_mask", bricks, sizeof(std::uint64_t));
+    plan_.array("core", "link_first", bricks, sizeof(std::uint32_t));
+    plan_.node_field("core", "link_word", 1, sizeof(std::uint32_t));
+  }
+  const bool fluid_links = std::any_of(mesh_.links.source.begin(), mesh_.links.source.end(),
+                                       [](std::uint32_t s) { return s != mesh::wall_link; });
+  plan_.array("core", "link_source", fluid_links ? links : 0, sizeof(std::uint32_t));
+  plan_.array("core", "link_node", links, sizeof(std::uint32_t));
+  plan_.array("core", "link_direction", links, sizeof(std::uint8_t));
+  plan_.array("core", "link_value", links, precision_ == Precision::fp32 ? sizeof(float) : sizeof(double));
+  // The halo exchange's lists of the nodes sent and received (core/fields/halo_exchange).
+  plan_.array("core", "halo node lists", 2 * std::uint64_t(mesh_.num_halo), sizeof(std::uint32_t));
+
+  const exec::Space space = config_.string("run.backend") == "cuda" ? exec::Space::cuda : exec::Space::host;
+  PlanStage stage{config_, units_, flow_, mesh_, precision_, space, *comm_, plan_};
+  for (auto& p : plugins_) p->plan(stage);
+  log::info(str("memory: about ", fmt_bytes(double(plan_.run_bytes())), " of ", space == exec::Space::cuda ? "device" : "host",
+                " memory", comm_->size() > 1 ? " on this rank" : "", " (", plan_.describe_largest(4), ")"));
+}
+
+namespace {
+
+/// The ranks of this run on this machine: they share its memory (and its GPUs). From the
+/// launcher's environment (Open MPI, MPICH/Hydra, Slurm), or every rank where the ranks
+/// are threads of this process; 1 when nothing says.
+int ranks_on_this_node(const comm::Communicator& comm) {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"})
+    if (const char* v = std::getenv(name)) {
+      const int n = std::atoi(v);
+      if (n > 0) return std::min(n, comm.size());
+    }
+  if (comm.describe().rfind("in-process", 0) == 0) return comm.size();
+  return 1;
+}
+
+}  // namespace
+
+void Simulation::check_memory() {
+  MemoryContext context;
+  context.rank = comm_->rank();
+  context.ranks = comm_->size();
+  context.dx = units_.dx;
+  const int local = ranks_on_this_node(*comm_);
+  const std::uint64_t user = memory_limit_from_environment();
+  if (space_ == exec::Space::cuda) {
+    const int device = exec::cuda::current_device(), devices = std::max(1, exec::cuda::device_count());
+    context.memory = str("memory of GPU ", device);
+    if (user) {
+      context.available = {user, "HEMO_MEMORY_LIMIT_BYTES", true};
+    } else {
+      context.available = {device_free_at_start_, str("free on GPU ", device, " at the start (cudaMemGetInfo)"), false};
+      context.sharing = (local + devices - 1) / devices;
+    }
+  } else {
+    context.available = host_memory_available();
+    if (!context.available.from_user) context.sharing = local;
+  }
+  // One verdict for every rank: the rank that lacks the most tells the others.
+  const std::string mine = memory_refusal(plan_, context);
+  std::vector<double> shortfall(std::size_t(comm_->size()), 0.0);
+  if (!mine.empty())
+    shortfall[std::size_t(comm_->rank())] = double(plan_.run_bytes()) / double(std::max<std::uint64_t>(usable_bytes(context), 1));
+  comm_->sum(shortfall);
+  const auto worst = std::max_element(shortfall.begin(), shortfall.end());
+  if (*worst == 0.0) {
+    if (context.available.bytes)
+      log::info(str("memory: ", fmt_bytes(double(plan_.run_bytes())), " planned, ",
+                    fmt_bytes(double(usable_bytes(context))), " usable (",
+                    context.available.source, context.sharing > 1 ? str(", shared by ", context.sharing, " ranks") : "",
+                    ", less a ", int(memory_margin * 100 + 0.5), "% margin)"));
+    return;
+  }
+  const int root = int(worst - shortfall.begin());
+  std::vector<unsigned char> message(mine.begin(), mine.end());
+  comm_->broadcast(message, root);
+  throw InputError(std::string(message.begin(), message.end()));
 }
 
 void Simulation::select_backend() {

@@ -20,6 +20,8 @@
 #include "core/plugin/loader.hpp"
 #include "core/scheduler/scheduler.hpp"
 #include "core/sim/checkpoint.hpp"
+#include "core/sim/divergence_report.hpp"
+#include "core/sim/memory_plan.hpp"
 #include "core/sim/summary.hpp"
 #include "core/sim/units.hpp"
 
@@ -51,7 +53,8 @@ class Simulation {
  public:
   enum class Stop { after_geometry, after_mesh, full };
   /// Reads, validates and sets up the case. With Stop::after_mesh (hemoflow check) it
-  /// stops once the mesh exists: no fields are allocated and nothing runs. With
+  /// stops once the mesh exists and the plugins have checked the case against the flow
+  /// numbers and planned their memory: no fields are allocated and nothing runs. With
   /// Stop::after_geometry (hemoflow mesh) it stops once the voxels exist.
   Simulation(const RunOptions& options, RunSummary& summary, Stop stop = Stop::full);
   ~Simulation();
@@ -68,6 +71,8 @@ class Simulation {
   const LatticeUnits& units() const { return units_; }
   const mesh::SparseMesh& mesh() const { return mesh_; }
   const FlowNumbers& flow_numbers() const { return flow_; }
+  /// What this rank will allocate (planned before anything is; memory_plan.hpp).
+  const MemoryPlan& memory_plan() const { return plan_; }
   FieldRegistry& fields() { return *fields_; }
   std::int64_t steps() const { return steps_; }
 
@@ -76,6 +81,12 @@ class Simulation {
   void read_case(const RunOptions& options);
   void build_geometry();
   void build_mesh_of_this_rank();
+  /// The plugins' checks of the case against the flow numbers (Plugin::plan), and what
+  /// this rank will allocate (plan_): the last stage of hemoflow check.
+  void plan_run();
+  /// Refuses (InputError on every rank) a run whose plan does not fit in the memory its
+  /// fields go to (the device's free memory, or the host's), with what to change.
+  void check_memory();
   /// lattice.layout, with "auto" decided from the backend and the bricks' fill.
   mesh::Layout choose_layout();
   void prepare_output_folder(const RunOptions& options);
@@ -104,6 +115,8 @@ class Simulation {
   void restore_restart();
   /// Writes <output>/checkpoint.h5 after `step` (a collective).
   void write_checkpoint_after(std::int64_t step);
+  /// The same from the time loop: a failed write says which earlier checkpoint is kept.
+  void checkpoint_after(std::int64_t step);
 
   RunSummary& summary_;
   std::unique_ptr<comm::Communicator> own_comm_;  // serial, when the options bring none
@@ -114,6 +127,7 @@ class Simulation {
   config::Config config_;
   LatticeUnits units_;
   FlowNumbers flow_;
+  MemoryPlan plan_;
   geometry::VoxelGrid voxels_;   // this rank's window of the voxel box
   std::array<bool, 3> periodic_{false, false, false};  // from the plugins' periodic_axes
   partition::BrickGrid bricks_;  // the bricks (dims and edge; counts dropped) with more than one rank
@@ -139,6 +153,7 @@ class Simulation {
   std::vector<std::unique_ptr<Plugin>> plugins_;
   double initial_mass_ = 0.0;
   std::size_t device_free_at_start_ = 0;
+  SpeedHistory speed_history_{1};  // the largest speeds of the last monitor steps (divergence_report.hpp)
 };
 
 }  // namespace hemo

@@ -4,6 +4,7 @@
 
 #include "core/common/version.hpp"
 #include "core/io/json.hpp"
+#include "core/io/write_failure.hpp"
 
 namespace hemo {
 
@@ -19,6 +20,7 @@ std::string RunSummary::to_json() const {
   j.key("steps").value(steps);
   j.key("steps_requested").value(steps_requested);
   if (!stopped_early.empty()) j.key("stopped_early").value(stopped_early);
+  if (!interrupted_by.empty()) j.key("interrupted_by").value(interrupted_by);
   if (!restarted_from.empty()) {
     j.key("restarted_from").value(restarted_from);
     j.key("first_step").value(first_step);
@@ -56,6 +58,7 @@ std::string RunSummary::to_json() const {
   j.key("population_checksum").value(population_checksum);
   if (failed_step >= 0) j.key("failed_step").value(failed_step);
   if (failed_node >= 0) j.key("failed_node").value(failed_node);
+  if (!divergence_report.empty()) j.key("divergence_report").value(divergence_report);
   j.key("links").begin_object();
   for (const auto& [name, n] : links) j.key(name).value(n);
   j.end_object();
@@ -96,7 +99,7 @@ std::string RunSummary::to_json() const {
 }
 
 void write_summary(const RunSummary& summary, const std::string& output_dir) {
-  std::filesystem::create_directories(output_dir);
+  io::make_folder(output_dir);
   io::write_file_atomic((std::filesystem::path(output_dir) / "summary.json").string(), summary.to_json());
 }
 

@@ -10,7 +10,7 @@
 namespace hemo {
 
 struct RunSummary {
-  std::string status = "not started";  // "ok" or the error
+  std::string status = "not started";  // "ok", "interrupted" or the error
   int exit_code = 1;
   std::string case_file;
   std::string output_dir;
@@ -61,8 +61,13 @@ struct RunSummary {
   std::string checkpoint;
   std::int64_t checkpoint_step = 0;
   /// Why the run ended before steps_requested without an error ("" otherwise): the
-  /// wall-clock budget of [checkpoint] wall_seconds.
+  /// wall-clock budget of [checkpoint] wall_seconds, or a signal.
   std::string stopped_early;
+  /// The signal that stopped the run after a step, with a checkpoint ("SIGTERM"; ""
+  /// otherwise): status "interrupted", exit code 4 (core/sim/stop_signals.hpp).
+  std::string interrupted_by;
+  /// DIR/divergence.json when the run diverged (core/sim/divergence_report.hpp).
+  std::string divergence_report;
 
   std::string to_json() const;
 };

@@ -10,31 +10,48 @@
 #include "core/common/log.hpp"
 #include "core/common/text.hpp"
 #include "core/sim/checksum.hpp"
+#include "core/sim/divergence_report.hpp"
 #include "core/sim/output_actions.hpp"
 #include "core/sim/progress.hpp"
 #include "core/sim/population_state.hpp"
 #include "core/sim/simulation.hpp"
+#include "core/sim/stop_signals.hpp"
 
 namespace hemo {
 
 void Simulation::check_mass_and_finiteness(std::int64_t step) {
   const FieldBase& density = fields_->lookup("density");
-  const double local_mass = density.sum(0);
-  const double mass = comm_->sum(local_mass);
-  // The rank holding the bad value reports it (and ends the job); the others go on to
-  // the next exchange, where the abort finds them. A total that overflowed from finite
-  // parts is reported by rank 0.
-  if (!std::isfinite(local_mass) || (!std::isfinite(mass) && comm_->rank() == 0)) {
-    const std::int64_t node = density.first_non_finite(0);
-    const auto n = static_cast<std::uint32_t>(node < 0 ? 0 : node);
-    const auto x = mesh_.position(n);
-    throw DivergenceError(str("non-finite density (NaN or inf) found at step ", step, " (checked every ", check_every_,
-                              " steps) at node ", node, ", voxel (", mesh_.i[n], ", ", mesh_.j[n], ", ", mesh_.k[n],
-                              "), x = (", fmt_g(x[0]), ", ", fmt_g(x[1]), ", ", fmt_g(x[2]),
-                              ") m. Lower the Mach number (smaller lattice.dt) or raise tau"),
-                          step, node);
+  const double mass = comm_->sum(density.sum(0));
+  // A NaN or inf on any rank makes the sum over the ranks non-finite on every rank, so all
+  // take part in the report (a collective) and rank 0, which writes it and summary.json,
+  // ends the run; the others go on to the next exchange, where the abort finds them.
+  if (!std::isfinite(mass)) {
+    const Divergence d = report_divergence({step, check_every_, mesh_, *fields_, units_, flow_, speed_history_,
+                                            output_dir_, *comm_});
+    if (comm_->rank() != 0) return;
+    summary_.divergence_report = d.report;
+    throw DivergenceError(d.message, step, d.node);
   }
   summary_.mass_relative_drift = (mass - initial_mass_) / initial_mass_;
+  // The largest speed, where the run diverges, is what the report's history shows.
+  if (speed_history_.due(step) && step != steps_) speed_history_.record(step, *fields_, mesh_);
+}
+
+void Simulation::checkpoint_after(std::int64_t step) {
+  try {
+    write_checkpoint_after(step);
+  } catch (const WriteError& e) {
+    // The checkpoint before this one is whole (written under a temporary name): say
+    // which it is, since it is where the run can be continued from.
+    const bool earlier = !summary_.checkpoint.empty();
+    const std::string kept = earlier ? summary_.checkpoint : restart_file_;
+    const std::int64_t kept_step = earlier ? summary_.checkpoint_step : first_step_;
+    throw WriteError(str(e.what(), kept.empty() ? std::string("; no earlier checkpoint was overwritten")
+                                                : str("; the checkpoint after step ", kept_step, ", ", kept,
+                                                      ", is kept: continue from it with --restart ", kept,
+                                                      " once there is room")),
+                     e.path(), e.bytes());
+  }
 }
 
 std::uint64_t Simulation::population_checksum() const {
@@ -106,6 +123,10 @@ void Simulation::run() {
   Progress progress(steps_, summary_.fluid_nodes, show, terminal, first_step_);
   StepContext ctx;
   ctx.fields = fields_.get();
+  // Where the app catches SIGTERM, SIGINT and SIGUSR1 (catch_stop_signals, hemoflow run),
+  // a signal stops the run after a step with a checkpoint (stop_signals.hpp).
+  StopPoll stop_poll(*comm_);
+  speed_history_ = SpeedHistory(check_every_);
   log::info(first_step_ > 0 ? str("running steps ", first_step_ + 1, " to ", steps_) : str("running ", steps_, " steps"));
   const auto t0 = std::chrono::steady_clock::now();
   try {
@@ -125,8 +146,20 @@ void Simulation::run() {
         const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
         out_of_time = comm_->max(used) >= checkpoint_wall_seconds_;
       }
-      if (out_of_time || (checkpoint_every_ > 0 && s % checkpoint_every_ == 0) || (checkpoint_final_ && s == steps_))
-        write_checkpoint_after(s);
+      // A signal stops every rank after the same step (StopPoll); one after the last step
+      // changes nothing.
+      const int stop_signal = s < steps_ ? stop_poll.after_step(s) : 0;
+      if (stop_signal) log::warn(str(signal_name(stop_signal), " received: writing a checkpoint after step ", s));
+      if (out_of_time || stop_signal || (checkpoint_every_ > 0 && s % checkpoint_every_ == 0) ||
+          (checkpoint_final_ && s == steps_))
+        checkpoint_after(s);
+      if (stop_signal) {
+        summary_.interrupted_by = signal_name(stop_signal);
+        summary_.stopped_early = str(summary_.interrupted_by, " received: stopped after step ", s,
+                                     " with a checkpoint; continue with --restart ", output_dir_);
+        log::warn("stopping: " + summary_.stopped_early);
+        break;
+      }
       if (out_of_time) {
         summary_.stopped_early = str("wall-clock budget checkpoint.wall_seconds = ", fmt_g(checkpoint_wall_seconds_),
                                      " s reached after step ", s, "; continue with --restart ", output_dir_);
@@ -134,8 +167,10 @@ void Simulation::run() {
         break;
       }
     }
+    if (StopSignals::caught() && summary_.interrupted_by.empty())
+      log::warn(str(signal_name(StopSignals::caught()), " received after the last step: the run ends as it would have"));
     // What sums up the run (plugins' time statistics), after its last step: also when the
-    // wall-clock budget stopped it early, not when a step failed.
+    // wall-clock budget or a signal stopped it early, not when a step failed.
     ctx.step = summary_.steps;
     ctx.time = double(summary_.steps) * units_.dt;
     scheduler_->run_end(ctx);

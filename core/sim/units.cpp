@@ -61,4 +61,37 @@ LatticeUnits derive_units(const config::Config& cfg) {
   return u;
 }
 
+double floor_significant(double x, int digits) {
+  if (!(x > 0.0) || !std::isfinite(x)) return x;
+  const double scale = std::pow(10.0, digits - 1 - int(std::floor(std::log10(x))));
+  // The product of an exact value (0.3 x 1000) may round below the integer by an ulp.
+  return std::floor(x * scale * (1.0 + 1e-12)) / scale;
+}
+
+double ceil_significant(double x, int digits) {
+  if (!(x > 0.0) || !std::isfinite(x)) return x;
+  const double scale = std::pow(10.0, digits - 1 - int(std::floor(std::log10(x))));
+  return std::ceil(x * scale * (1.0 - 1e-12)) / scale;
+}
+
+void check_mach(const config::Config& cfg, const LatticeUnits& u, const FlowNumbers& flow, double max_mach) {
+  if (!(flow.mach > max_mach)) return;
+  // Mach = sqrt(3) U dt / dx. With dt given it scales with dt; with tau given, dt =
+  // (tau - 1/2) dx^2 / (3 nu), so it scales with tau - 1/2 (and with dx).
+  const double shrink = max_mach / flow.mach;
+  const std::string why = str("gives Mach ", fmt_g(flow.mach, 3), " > ", fmt_g(max_mach, 3), " (flow.max_mach) at U = ",
+                              fmt_g(flow.velocity, 4), " m/s (", flow.velocity_source, "), u_lattice = ",
+                              fmt_g(flow.u_lattice, 3));
+  const std::string override_note =
+      str("; compressibility errors grow as Mach^2 (flow.max_mach raises the limit, at that cost)");
+  if (cfg.has("lattice.dt")) {
+    cfg.fail("lattice.dt", str("= ", fmt_g(u.dt, 6), " s ", why, ": use lattice.dt <= ", fmt_g(floor_significant(u.dt * shrink, 3)),
+                               " s", override_note));
+  }
+  const double tau_max = 0.5 + floor_significant((u.tau - 0.5) * shrink, 3);
+  cfg.fail("lattice.tau", str("= ", fmt_g(u.tau, 6), cfg.has("lattice.tau") ? "" : " (the default)", " ", why,
+                              ": use lattice.tau <= ", fmt_g(tau_max, 6), " (or lattice.dx <= ",
+                              fmt_g(floor_significant(u.dx * shrink, 3)), " m at this tau)", override_note));
+}
+
 }  // namespace hemo

@@ -49,4 +49,21 @@ struct FlowNumbers {
   double u_lattice = 0.0;
 };
 
+/// The Mach number above which a run is refused unless flow.max_mach says otherwise:
+/// the LB solves the weakly compressible equations, whose density changes and errors grow
+/// as Mach^2 (9% at 0.3), and runs here diverged at lattice velocities of 0.27 (Mach
+/// 0.47; docs/backflow.md). Above 0.1 a run is warned.
+inline constexpr double default_max_mach = 0.3;
+inline constexpr double mach_warning = 0.1;
+
+/// InputError when flow.mach exceeds `max_mach` (flow.max_mach): names the key that sets
+/// the time step (lattice.dt, else lattice.tau), its value, the Mach number, the limit and
+/// the nearest value of that key that keeps the Mach number within it.
+void check_mach(const config::Config& cfg, const LatticeUnits& units, const FlowNumbers& flow, double max_mach);
+
+/// `x` rounded down (up) to `digits` significant digits: limits printed as settings
+/// that keep within them.
+double floor_significant(double x, int digits);
+double ceil_significant(double x, int digits);
+
 }  // namespace hemo

@@ -75,6 +75,14 @@ class BoundariesPlugin final : public Plugin {
     else make<double>(st, std::move(walls), std::move(iolets));
   }
 
+  void plan(PlanStage& st) override {
+    // The iolets' and moving walls' tables (IoletRuntime, fill_moving_walls): per coded
+    // link of theirs about an index, a node and four reals (its profile and a scratch).
+    std::uint64_t links = 0;
+    for (std::size_t k = 0; k < st.mesh.links.size(); ++k) links += st.mesh.links.source[k] == mesh::wall_link;
+    st.memory.array("boundaries", "iolet and wall link tables", links,
+                    2 * sizeof(std::uint32_t) + 4 * (st.precision == Precision::fp32 ? 4 : 8));
+  }
   void setup(SetupStage& st) override { impl_->setup(st); }
 
  private:

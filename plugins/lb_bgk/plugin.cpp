@@ -13,6 +13,7 @@
 #include "core/plugin/plugin_api.hpp"
 #include "physics/storage16.hpp"
 #include "plugins/lb_bgk/kernels.hpp"
+#include "plugins/lb_bgk/stability.hpp"
 
 namespace hemo::lb_bgk {
 
@@ -229,8 +230,106 @@ class Solver final : public SolverBase {
   const Scheduler* scheduler_ = nullptr;
 };
 
+/// lb_bgk.storage (default: the run's precision): fp32 and fp64 as computed; the 16-bit
+/// formats with fp32 arithmetic only (docs/bytes_per_update.md).
+std::string population_storage(const config::Config& cfg, Precision run_precision) {
+  const bool fp32 = run_precision == Precision::fp32;
+  const std::string precision = fp32 ? "fp32" : "fp64";
+  const std::string storage = cfg.has("lb_bgk.storage") ? cfg.string("lb_bgk.storage") : precision;
+  if ((storage == "fp32" || storage == "fp64") && storage != precision)
+    cfg.fail("lb_bgk.storage", str("is \"", storage, "\" but run.precision is \"", precision,
+                                   "\": the populations are stored in the run's precision or in 16 bits "
+                                   "(\"fp16s\", \"e4m11\")"));
+  if ((storage == "fp16s" || storage == "e4m11") && !fp32)
+    cfg.fail("lb_bgk.storage", str("\"", storage, "\" needs run.precision = \"fp32\" (16-bit storage is "
+                                   "converted to and from fp32 arithmetic)"));
+  return storage;
+}
+
+/// Refuses a flow faster than the collision operator survives at this resolution
+/// (stability.hpp): the grid Reynolds number U dx / nu above the operator's limit, or
+/// lb_bgk.max_grid_reynolds. Warns above the lowest limit the stability map measured, and
+/// where tau is large enough for bounce-back walls to move (BGK, regularized).
+void check_stability(const PlanStage& st) {
+  const config::Config& cfg = st.config;
+  const std::string collision = cfg.string("lb_bgk.collision");
+  const double magic = cfg.real("lb_bgk.magic"), tau = st.units.tau;
+  const GridReynoldsLimit limit = grid_reynolds_limit(collision, magic);
+  const bool own_limit = cfg.has("lb_bgk.max_grid_reynolds");
+  const double refuse = own_limit ? cfg.real("lb_bgk.max_grid_reynolds") : limit.refuse;
+  const std::string name = collision == "trt" ? str("\"trt\" (magic ", fmt_g(magic, 4), ")") : str("\"", collision, "\"");
+  if (st.flow.velocity > 0.0) {
+    const double re_grid = st.flow.velocity * st.units.dx / st.units.viscosity;
+    // tau - 1/2 = 3 u_lattice / Re_grid: the stable range of tau at this lattice velocity.
+    const double tau_min = 0.5 + 3.0 * st.flow.u_lattice / refuse;
+    if (re_grid > refuse) {
+      const double dx_max = floor_significant(refuse * st.units.viscosity / st.flow.velocity, 3);
+      std::string others;
+      for (const char* alt : {"regularized", "bgk", "trt"})
+        if (alt != collision && grid_reynolds_limit(alt, 3.0 / 16.0).refuse > re_grid)
+          others += str(others.empty() ? "" : " or ", "lb_bgk.collision = \"", alt, "\" (limit ",
+                        fmt_g(grid_reynolds_limit(alt, 3.0 / 16.0).refuse, 3), ")");
+      cfg.fail("lattice.dx",
+               str("= ", fmt_g(st.units.dx, 4), " m gives the grid Reynolds number U dx / nu = ", fmt_g(st.flow.velocity, 4),
+                   " m/s x ", fmt_g(st.units.dx, 4), " m / ", fmt_g(st.units.viscosity, 4), " m^2/s = ", fmt_g(re_grid, 3),
+                   " (U: ", st.flow.velocity_source, "), above ", fmt_g(refuse, 3), ", the limit of lb_bgk.collision = ", name,
+                   own_limit ? " set by lb_bgk.max_grid_reynolds" : str(" (", limit.basis, "; docs/stability.md)"),
+                   ": lattice.tau = ", fmt_g(tau, 5), " is below its stable range at u_lattice = ", fmt_g(st.flow.u_lattice, 3),
+                   " (tau - 1/2 >= 3 u_lattice / ", fmt_g(refuse, 3), ", tau >= ", fmt_g(tau_min, 5),
+                   "), but a larger tau or dt raises u_lattice with it, so at this U and dx no tau is: use lattice.dx <= ",
+                   fmt_g(dx_max, 3), " m", others.empty() ? "" : ", or " + others,
+                   "; lb_bgk.max_grid_reynolds overrides the limit"));
+    }
+    if (!own_limit && re_grid > limit.warn)
+      log::warn(str("lb_bgk: the grid Reynolds number U dx / nu = ", fmt_g(re_grid, 3), " is above ", fmt_g(limit.warn, 3),
+                    ", where some runs of lb_bgk.collision = ", name, " diverged in the stability map (docs/stability.md; ",
+                    "it refuses above ", fmt_g(limit.refuse, 3), "); a finer lattice.dx is safer"));
+  }
+  // Large tau: halfway bounce-back walls move with tau under BGK and the regularized
+  // operator (TRT keeps them with its magic parameter). Plane channel, 8 nodes across
+  // (tests/integration/trt_channel.py's case), relative L2 error of the velocity: BGK 0.7%
+  // at tau 1, 9.3% at 1.5, 24% at 2, 69% at 3; regularized 0.7%, 3.6%, 6.4%, 12%; TRT
+  // (magic 3/16) 1e-14 at every tau. The error falls as 1/N^2.
+  const double tau_warn = collision == "bgk" ? 1.5 : collision == "regularized" ? 2.0 : 0.0;
+  if (tau_warn > 0.0 && tau > tau_warn)
+    log::warn(str("lb_bgk: tau = ", fmt_g(tau, 4), " > ", tau_warn, ": with collision = \"", collision, "\" bounce-back ",
+                  "walls move with tau (a plane channel 8 nodes across is ", collision == "bgk" ? "9%, 24% and 69%" : "4%, 6% and 12%",
+                  " off at tau 1.5, 2 and 3); reduce lattice.dt (or lattice.tau), or use collision = \"trt\""));
+}
+
 class BgkPlugin final : public Plugin {
  public:
+  void plan(PlanStage& st) override {
+    check_stability(st);
+    // What setup() declares (Solver::setup): the populations in their storage, one set in
+    // place or two, the moments in the run's precision; the halo's staging buffers.
+    const std::string storage = population_storage(st.config, st.precision);
+    const bool in_place = st.config.string("lb_bgk.streaming") == "aa";
+    const std::size_t store = storage == "fp64" ? 8 : storage == "fp32" ? 4 : 2;
+    const std::size_t real = st.precision == Precision::fp32 ? 4 : 8;
+    MemoryPlan& m = st.memory;
+    const std::uint64_t set = std::uint64_t(d3q19::Q) * m.stride() * store;
+    m.node_field("lb_bgk", "f", d3q19::Q, store);
+    if (!in_place) m.node_field("lb_bgk", "f_next", d3q19::Q, store);
+    m.node_field("lb_bgk", "density", 1, real);
+    m.node_field("lb_bgk", "velocity", 3, real);
+    // Halo: at most every population of each halo node, sent and received; on CUDA packed
+    // on the device too (HaloExchange::reserve, with its growth of a half).
+    const std::uint64_t halo = 2ull * st.mesh.num_halo * d3q19::Q * store;
+    if (st.space == exec::Space::cuda) {
+      m.host("lb_bgk", "halo staging (pinned)", halo);
+      m.array("lb_bgk", "halo packing", halo + halo / 2, 1);
+    } else {
+      m.array("lb_bgk", "halo staging", halo, 1);
+    }
+    if (!in_place) m.advise("lb_bgk.streaming = \"aa\"", set, "one population set, bitwise the same results");
+    if (st.precision == Precision::fp64)
+      m.advise("run.precision = \"fp32\"", (in_place ? 1 : 2) * set / 2 + 4ull * m.stride() * 4,
+               "the populations and moments; the other real fields halve too");
+    if (storage == "fp32" || storage == "fp64")
+      m.advise(str("lb_bgk.storage = \"e4m11\" or \"fp16s\"", storage == "fp64" ? " with run.precision = \"fp32\"" : ""),
+               (in_place ? 1 : 2) * (set - set * 2 / store), "16-bit populations; their accuracy in docs/validation.md");
+  }
   void setup(SetupStage& st) override {
     solver_ = make_solver(st);
     solver_->setup(st);
@@ -238,19 +337,10 @@ class BgkPlugin final : public Plugin {
   void initialise(SetupStage& st) override { solver_->initialise(st); }
 
  private:
-  /// lb_bgk.storage (default: the run's precision): fp32 and fp64 as computed; the 16-bit
-  /// formats with fp32 arithmetic only (docs/bytes_per_update.md).
   static std::unique_ptr<SolverBase> make_solver(SetupStage& st) {
     const bool fp32 = st.precision == Precision::fp32;
     const std::string precision = fp32 ? "fp32" : "fp64";
-    const std::string storage = st.config.has("lb_bgk.storage") ? st.config.string("lb_bgk.storage") : precision;
-    if ((storage == "fp32" || storage == "fp64") && storage != precision)
-      st.config.fail("lb_bgk.storage", str("is \"", storage, "\" but run.precision is \"", precision,
-                                           "\": the populations are stored in the run's precision or in 16 bits "
-                                           "(\"fp16s\", \"e4m11\")"));
-    if ((storage == "fp16s" || storage == "e4m11") && !fp32)
-      st.config.fail("lb_bgk.storage", str("\"", storage, "\" needs run.precision = \"fp32\" (16-bit storage is "
-                                           "converted to and from fp32 arithmetic)"));
+    const std::string storage = population_storage(st.config, st.precision);
     if (storage != precision) log::info(str("lb_bgk: populations stored as ", storage, " (arithmetic in fp32)"));
     if (storage == "fp16s") return std::make_unique<Solver<float, phys::Fp16s>>();
     if (storage == "e4m11") return std::make_unique<Solver<float, phys::E4m11s>>();
@@ -301,7 +391,14 @@ void declare_config(config::Schema& schema) {
                "(docs/bytes_per_update.md, section 9)")
       .at_least(32)
       .at_most(exec::max_block_size)
-      .default_value(std::int64_t{128});
+      .default_value(std::int64_t{128})
+      .real("max_grid_reynolds", "1",
+            "Largest grid Reynolds number U dx / nu (U: flow.reference_velocity or its estimate) a run may have; "
+            "default: the limit of lb_bgk.collision, one grid step above the highest the stability map survived "
+            "(bgk 34, trt 12 with magic >= 1/12, regularized 270; docs/stability.md). `hemoflow check` and `run` "
+            "refuse a case above it and print the lattice.dx that keeps within it; a larger tau or dt does not help, "
+            "it raises the lattice velocity as much. Set it higher to run past the map (tools/stability does)")
+      .greater_than(0.0);
 }
 
 Plugin* create() { return new BgkPlugin(); }

@@ -177,6 +177,16 @@ class VlbmPlugin final : public Plugin {
     if (st.config.string("run.precision") == "fp32") impl_ = std::make_unique<VlbmIn<float>>();
     else impl_ = std::make_unique<VlbmIn<double>>();
   }
+  void plan(PlanStage& st) override {
+    // VlbmIn::setup: per link of the class, its index, both nodes, direction and mix; per
+    // node the fluid share and a scratch row.
+    std::uint64_t links = 0;
+    for (std::size_t k = 0; k < st.mesh.links.size(); ++k) links += st.mesh.links.link_class[k] == link_class_;
+    const std::size_t real = st.precision == Precision::fp32 ? 4 : 8;
+    st.memory.array("lb_vlbm", "partial-volume links", links, 3 * sizeof(std::uint32_t) + 1 + real);
+    st.memory.node_field("lb_vlbm", "fluid_share", 1, real);
+    st.memory.array("lb_vlbm", "particle count scratch", st.mesh.num_nodes, real);
+  }
   void setup(SetupStage& st) override {
     impl_->setup(st, link_class_, *fractions_);
     fractions_.reset();

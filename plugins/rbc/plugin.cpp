@@ -83,6 +83,72 @@ struct CellCase {
   }
 };
 
+/// The cells each node keeps a list of (Cells::cells_per_node).
+constexpr std::uint32_t node_cells_kept = 8;
+
+/// How far a cell reaches from its centre, lattice spacings: the Gay-Berne cut-off
+/// between centres, the wall's reach and the coupling kernel's support.
+double cell_reach(const CellModel<double>& m) {
+  return std::max({double(m.pair_cutoff), double(m.wall.reach()), double(m.support.across), double(m.support.along)});
+}
+
+/// The tiles' edge, lattice spacings: rbc.tile, or the smallest that holds a cell's reach
+/// (a tile must hold it: every cell a cell touches lies within one tile of the centre's
+/// tile), made to divide the periodic axes. InputError for one that cannot work.
+int tile_edge(const config::Config& cfg, const CellCase& cell, const CellModel<double>& m, const mesh::SparseMesh& mesh,
+              bool many_ranks) {
+  const double reach = cell_reach(m);
+  const int needed = int(std::ceil(reach));
+  int c = cell.tile > 0 ? cell.tile : needed;
+  if (c < needed)
+    cfg.fail("rbc.tile", str("= ", c, " lattice spacings is smaller than a cell's reach, ", fmt_g(reach, 4),
+                             " spacings (the Gay-Berne cut-off ", fmt_g(m.pair_cutoff, 4), ", the wall's reach ",
+                             fmt_g(m.wall.reach(), 4), ", the coupling support ", fmt_g(m.support.across, 4), "); use ",
+                             needed, " or more"));
+  // Along a periodic axis the tiles must divide the box: the smallest divisor >= c.
+  for (int a = 0; a < 3; ++a) {
+    if (!mesh.periodic[a]) continue;
+    int d = c;
+    while (mesh.dims[a] % d != 0) ++d;
+    if (d != c && cell.tile > 0)
+      cfg.fail("rbc.tile", str("= ", c, " does not divide the periodic box's ", mesh.dims[a], " voxels along ", "xyz"[a],
+                               "; use ", d));
+    c = d;
+  }
+  for (int a = 0; a < 3; ++a)
+    if (mesh.periodic[a] && mesh.dims[a] < 3 * c)
+      throw InputError(str("rbc: the periodic box is ", mesh.dims[a], " voxels along ", "xyz"[a], ", fewer than three tiles of ",
+                           c, " (a cell's reach): a cell would meet its own image"));
+  // On many ranks a tile must lie in one partition brick, so that one rank owns it.
+  const auto brick = cfg.integer("partition.brick");
+  if (many_ranks && brick % c != 0)
+    cfg.fail("partition.brick", str("= ", brick, " is not a multiple of the cells' tile, ", c,
+                                    " lattice spacings: on many ranks each tile must lie in one brick; use ",
+                                    "partition.brick = ", c * ((8 + c - 1) / c), ", or set rbc.tile to a divisor of ", brick,
+                                    " of at least ", needed));
+  return c;
+}
+
+/// A time step in which a cell carried by the flow would cross a tile or more: the
+/// neighbour search (and, on many ranks, the frontier) sees only the next tile, so the
+/// run would stop with "moved more than a tile" (Cells::report_too_fast) once a cell
+/// goes that fast. The flow's reference velocity stands for the cells' (they move with
+/// the plasma); refused with the largest time step that keeps it under a tile.
+void check_cell_step(const config::Config& cfg, const LatticeUnits& u, const FlowNumbers& flow, int tile) {
+  const double per_step = flow.u_lattice;  // lattice spacings per step at U
+  if (!(per_step >= double(tile))) return;
+  // U dt / dx < tile: dt < tile dx / U; with tau given, tau - 1/2 = 3 nu dt / dx^2.
+  const double dt_max = floor_significant(0.999 * double(tile) * u.dx / flow.velocity, 3);
+  const std::string why = str("moves a cell at the flow's reference velocity U = ", fmt_g(flow.velocity, 4), " m/s (",
+                              flow.velocity_source, ") ", fmt_g(per_step, 3), " lattice spacings per step, a tile (rbc.tile: ",
+                              tile, " spacings) or more, and the cells' neighbour search sees only the next tile");
+  if (cfg.has("lattice.dt"))
+    cfg.fail("lattice.dt", str("= ", fmt_g(u.dt, 6), " s ", why, ": use lattice.dt <= ", fmt_g(dt_max, 3), " s"));
+  const double tau_max = 0.5 + floor_significant(3.0 * u.viscosity * dt_max / (u.dx * u.dx), 3);
+  cfg.fail("lattice.tau", str("= ", fmt_g(u.tau, 6), cfg.has("lattice.tau") ? "" : " (the default)", " ", why,
+                              ": use lattice.tau <= ", fmt_g(tau_max, 6), " (lattice.dt <= ", fmt_g(dt_max, 3), " s)"));
+}
+
 template <class Real>
 class Cells {
  public:
@@ -208,41 +274,11 @@ class Cells {
 
  private:
   void choose_tiles(SetupStage& st) {
-    // A tile must hold a cell's whole reach: the Gay-Berne cut-off between centres, the
-    // wall's reach and the kernel's support all within one tile of the centre's tile.
-    const double reach = std::max({double(host_model_.pair_cutoff), double(host_model_.wall.reach()),
-                                   double(host_model_.support.across), double(host_model_.support.along)});
-    const int needed = int(std::ceil(reach));
-    int c = case_.tile > 0 ? case_.tile : needed;
-    if (c < needed)
-      st.config.fail("rbc.tile", str("= ", c, " lattice spacings is smaller than a cell's reach, ", fmt_g(reach, 4),
-                                     " spacings (the Gay-Berne cut-off ", fmt_g(host_model_.pair_cutoff, 4),
-                                     ", the wall's reach ", fmt_g(host_model_.wall.reach(), 4), ", the coupling support ",
-                                     fmt_g(host_model_.support.across, 4), "); use ", needed, " or more"));
-    // Along a periodic axis the tiles must divide the box: the smallest divisor >= c.
-    for (int a = 0; a < 3; ++a) {
-      if (!st.mesh.periodic[a]) continue;
-      int d = c;
-      while (st.mesh.dims[a] % d != 0) ++d;
-      if (d != c && case_.tile > 0)
-        st.config.fail("rbc.tile", str("= ", c, " does not divide the periodic box's ", st.mesh.dims[a], " voxels along ",
-                                       "xyz"[a], "; use ", d));
-      c = d;
-    }
-    for (int a = 0; a < 3; ++a)
-      if (st.mesh.periodic[a] && st.mesh.dims[a] < 3 * c)
-        throw InputError(str("rbc: the periodic box is ", st.mesh.dims[a], " voxels along ", "xyz"[a],
-                             ", fewer than three tiles of ", c, " (a cell's reach): a cell would meet its own image"));
-    // On many ranks a tile must lie in one partition brick, so that one rank owns it.
-    const auto brick = st.config.integer("partition.brick");
-    if (many_ranks() && brick % c != 0)
-      st.config.fail("partition.brick", str("= ", brick, " is not a multiple of the cells' tile, ", c,
-                                            " lattice spacings: on many ranks each tile must lie in one brick; use ",
-                                            "partition.brick = ", c * ((8 + c - 1) / c), ", or set rbc.tile to a divisor of ",
-                                            brick, " of at least ", needed));
+    const int c = tile_edge(st.config, case_, host_model_, st.mesh, many_ranks());
     tiles_ = many_ranks() ? mesh::build_tile_maps(st.mesh, c, st.voxel_owner) : mesh::build_tile_maps(st.mesh, c);
-    log::info(str("rbc: tiles of ", c, " lattice spacings (a cell reaches ", fmt_g(reach, 4), "): ", tiles_.num_mapped(),
-                  " with fluid, ", tiles_.num_external, " around them, ", fmt_g(double(tiles_.bytes()) / 1e6, 3), " MB"));
+    log::info(str("rbc: tiles of ", c, " lattice spacings (a cell reaches ", fmt_g(cell_reach(host_model_), 4), "): ",
+                  tiles_.num_mapped(), " with fluid, ", tiles_.num_external, " around them, ",
+                  fmt_g(double(tiles_.bytes()) / 1e6, 3), " MB"));
   }
 
   bool many_ranks() const { return comm_->size() > 1; }
@@ -1146,7 +1182,7 @@ class Cells {
   // NodeCells: how many cells cover each node, and up to cells_per_node of them. At
   // haematocrit 0.45 a node lies in about 3.5 supports on average; more than
   // cells_per_node is rare and gathered from the tiles instead (SpreadDrag).
-  static constexpr std::uint32_t cells_per_node = 8;
+  static constexpr std::uint32_t cells_per_node = node_cells_kept;
   static_assert(cells_per_node <= SpreadDrag<Real>::max_per_node);
   exec::DeviceArray<std::uint32_t> node_count_, node_cells_;
   exec::DeviceArray<std::uint32_t> tile_count_, tile_first_;
@@ -1166,6 +1202,26 @@ class Cells {
 
 class RbcPlugin final : public Plugin {
  public:
+  void plan(PlanStage& st) override {
+    const CellCase c = CellCase::read(st.config, st.units);
+    const CellModel<double> model = c.lattice<double>(st.units);
+    const int tile = tile_edge(st.config, c, model, st.mesh, st.comm.size() > 1);
+    check_cell_step(st.config, st.units, st.flow, tile);
+    // Cells::setup: the force density and (lb_bgk's, asked for by the cells) the streamed
+    // velocity; per node its voxel, tile, cell count and cells; the table of the cells
+    // (haematocrit x fluid volume / cell volume, a spare of each column for the sort).
+    const mesh::SparseMesh& m = st.mesh;
+    const std::size_t real = st.precision == Precision::fp32 ? 4 : 8;
+    MemoryPlan& plan = st.memory;
+    plan.node_field("rbc", "force", 3, real);
+    plan.node_field("lb_bgk", "streamed_velocity", 3, real);
+    plan.array("rbc", "node voxels and tiles", 3ull * m.stride + m.num_nodes, sizeof(std::int32_t));
+    plan.array("rbc", "cells per node", std::uint64_t(m.num_nodes) * (1 + node_cells_kept), sizeof(std::uint32_t));
+    const double volume = 4.0 / 3.0 * M_PI * double(model.wall.across) * model.wall.across * model.wall.along;
+    const double haematocrit = std::max(st.config.real("rbc.haematocrit"), st.config.real("rbc.inflow_haematocrit"));
+    const std::uint64_t cells = std::uint64_t(haematocrit * double(m.num_fluid()) / std::max(volume, 1e-9)) + 1024;
+    plan.array("rbc", "cells", 2 * cells, 29 * real + 3 * sizeof(std::uint32_t));
+  }
   void setup(SetupStage& st) override {
     const CellCase c = CellCase::read(st.config, st.units);
     if (st.precision == Precision::fp32) cells32_ = std::make_unique<Cells<float>>(c, st.units), cells32_->setup(st);

@@ -1,19 +1,16 @@
 // libFuzzer target for the STL reader (core/geometry/stl.hpp) and the surface checks that
 // run on what it returns (core/geometry/surface.hpp). Bad input must end in InputError;
 // any other exception, a crash, a sanitizer report or a broken invariant is a finding.
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <exception>
 #include <string>
+#include <vector>
 
 #include "core/common/error.hpp"
 #include "core/geometry/stl.hpp"
 #include "core/geometry/surface.hpp"
+#include "tests/fuzz/fuzz_common.hpp"
 
 namespace {
 
@@ -22,10 +19,7 @@ namespace {
 /// get a limit no input of that size reaches, so that the surface checks see whole meshes.
 std::int64_t max_triangles_for(std::size_t size) { return size % 4 == 0 ? 4 : 1'000'000; }
 
-[[noreturn]] void finding(const char* what) {
-  std::fprintf(stderr, "stl_fuzz: invariant broken: %s\n", what);
-  std::abort();
-}
+[[noreturn]] void finding(const char* what) { hemo::fuzz::finding("stl_fuzz", std::string("invariant broken: ") + what); }
 
 /// What read_stl promises about a mesh it returns.
 void check_mesh(const hemo::geometry::TriangleMesh& mesh) {
@@ -45,27 +39,13 @@ void check_mesh(const hemo::geometry::TriangleMesh& mesh) {
   }
 }
 
-struct ScratchFile {
-  std::string path =
-      (std::filesystem::temp_directory_path() / ("hemo_stl_fuzz_" + std::to_string(::getpid()) + ".stl")).string();
-  ~ScratchFile() {
-    std::error_code ec;
-    std::filesystem::remove(path, ec);
-  }
-};
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  // read_stl takes a path: one scratch file per process, so that parallel fuzzing jobs
-  // (-jobs=N) do not overwrite each other's input; removed when the process exits.
-  static const ScratchFile scratch;
+  // read_stl takes a path: one scratch file per process (fuzz_common.hpp).
+  static const hemo::fuzz::ScratchFile scratch("stl", ".stl");
   const std::string& path = scratch.path;
-  {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
-    if (!out) finding("cannot write the scratch file");
-  }
+  scratch.write(data, size);
   try {
     const hemo::geometry::TriangleMesh mesh =
         hemo::geometry::read_stl(path, hemo::geometry::LengthUnit::mm, max_triangles_for(size));
@@ -85,8 +65,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       } catch (const hemo::InputError&) {
       }
     }
-  } catch (const hemo::InputError&) {
-    // The expected outcome for bad input.
+  } catch (const hemo::InputError& e) {
+    // The expected outcome for bad input, except where the input is known to be valid.
+    if (hemo::fuzz::expect_valid()) finding((std::string("a valid seed was refused: ") + e.what()).c_str());
+  } catch (const std::exception& e) {
+    finding((std::string("exception other than InputError: ") + e.what()).c_str());
   }
   return 0;
 }

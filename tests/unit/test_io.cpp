@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/unit/temp_dir.hpp"
+#include "core/common/error.hpp"
 #include "core/io/field_writer.hpp"
 #include "core/io/json.hpp"
 #include "core/io/particle_writer.hpp"
@@ -214,10 +215,10 @@ TEST_CASE("write_file_atomic writes the text and leaves no temporary file") {
 
   try {
     write_file_atomic((dir.path / "missing" / "x.json").string(), "x");
-    FAIL("expected a runtime_error");
-  } catch (const std::runtime_error& e) {
+    FAIL("expected a WriteError");
+  } catch (const hemo::WriteError& e) {
     CHECK(contains(e.what(), "missing"));
-    CHECK(contains(e.what(), "No such file or directory"));
+    CHECK(contains(e.what(), "a folder of the path does not exist (errno ENOENT)"));
   }
 }
 
