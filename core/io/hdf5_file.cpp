@@ -7,7 +7,12 @@
 #include <cstring>
 #include <stdexcept>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <utility>
+#include <vector>
+
+#include <unistd.h>
 
 #include "core/common/error.hpp"
 #include "core/common/text.hpp"
@@ -60,6 +65,34 @@ int errno_of_stack() {
 /// load time.
 const bool no_atexit_hook = H5dont_atexit() >= 0;
 
+/// The user block of a sealed file (Output's `sealed`): this text, the checksum in 16 hex
+/// digits and a newline, the rest zero. 512 bytes, HDF5's smallest user block.
+constexpr hsize_t seal_bytes = 512;
+constexpr char seal_magic[] = "hemoflow checksum (64-bit FNV-1a over 8-byte words) of the bytes after 512: ";
+
+/// The checksum of a file's bytes from `from` to its end: FNV-1a over little-endian 8-byte
+/// words (the last one zero-padded), then the length mixed in. Not cryptographic: it
+/// catches damage and truncation, not forgery. Empty when the file cannot be read.
+std::optional<std::uint64_t> file_checksum(const std::string& path, std::uint64_t from) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in.seekg(std::streamoff(from))) return std::nullopt;
+  std::vector<char> buf(std::size_t(1) << 20);
+  std::uint64_t h = 0xcbf29ce484222325ULL, length = 0;
+  while (in) {
+    in.read(buf.data(), std::streamsize(buf.size()));
+    const std::size_t got = std::size_t(in.gcount());
+    if (got == 0) break;
+    length += got;
+    for (std::size_t i = 0; i < got; i += 8) {
+      std::uint64_t w = 0;
+      std::memcpy(&w, buf.data() + i, std::min<std::size_t>(8, got - i));
+      h = (h ^ w) * 0x100000001b3ULL;
+    }
+  }
+  if (in.bad()) return std::nullopt;
+  return (h ^ length) * 0x100000001b3ULL;
+}
+
 }  // namespace
 
 herr_t Handle::close() { return id_ >= 0 ? closer_(std::exchange(id_, H5I_INVALID_HID)) : 0; }
@@ -75,11 +108,30 @@ hid_t file_access() {
   return fapl;
 }
 
-Output::Output(std::string path, std::uint64_t expected_bytes)
-    : path_(std::move(path)), tmp_(path_ + ".tmp"), expected_(expected_bytes) {
+Output::Output(std::string path, std::uint64_t expected_bytes, bool sealed)
+    : path_(std::move(path)), tmp_(path_ + ".tmp"), expected_(expected_bytes), sealed_(sealed) {
   (void)no_atexit_hook;
   Handle fapl(check_id(file_access(), "create a file access list"), H5Pclose);
-  file_ = check_id(H5Fcreate(tmp_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), "create the file", expected_);
+  Handle fcpl(check_id(H5Pcreate(H5P_FILE_CREATE), "create a file creation list"), H5Pclose);
+  if (sealed_) check(H5Pset_userblock(fcpl.get(), seal_bytes), "reserve its user block");
+  file_ = check_id(H5Fcreate(tmp_.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), "create the file", expected_);
+}
+
+void Output::seal() {
+  // After HDF5 has closed the file: the checksum of everything after the user block, into it.
+  const std::uint64_t bytes = std::max(expected_, planned_);
+  const std::optional<std::uint64_t> sum = file_checksum(tmp_, seal_bytes);
+  char block[seal_bytes] = {};
+  const int n = sum ? std::snprintf(block, sizeof block, "%s%016llx\n", seal_magic, static_cast<unsigned long long>(*sum)) : -1;
+  std::FILE* f = n > 0 ? std::fopen(tmp_.c_str(), "r+b") : nullptr;
+  const bool ok = f && std::fwrite(block, 1, sizeof block, f) == sizeof block && std::fflush(f) == 0 &&
+                  ::fsync(fileno(f)) == 0;
+  const int err = errno;
+  if (f) std::fclose(f);
+  if (!ok) {
+    std::remove(tmp_.c_str());
+    write_failed(path_, "write its checksum into " + tmp_ + " (removed)", seal_bytes, write_cause(err), bytes);
+  }
 }
 
 Output::~Output() {
@@ -179,6 +231,7 @@ void Output::commit() {
     std::remove(tmp_.c_str());
     write_failed(path_, "close it under the temporary name " + tmp_ + " (removed)", 0, why, bytes);
   }
+  if (sealed_) seal();
   if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     const int err = errno;
     std::remove(tmp_.c_str());
@@ -206,10 +259,29 @@ void Output::fail(const std::string& what, std::uint64_t bytes) const {
 Input::Input(std::string path, const std::string& kind) : path_(std::move(path)), kind_(kind) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path_, ec)) throw InputError(path_ + ": no such file (expected " + kind_ + ")");
+  verify_seal();
   if (H5Fis_hdf5(path_.c_str()) <= 0) throw InputError(path_ + ": not an HDF5 file (expected " + kind_ + ")");
   Handle fapl(file_access(), H5Pclose);
   file_ = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, fapl.get());
   if (file_ < 0) throw InputError(path_ + ": cannot open the HDF5 file" + reason());
+}
+
+void Input::verify_seal() const {
+  // A sealed file (Output's `sealed`) is checked whole before HDF5 parses it; a file
+  // without the seal (older checkpoints, other writers) is read as before.
+  std::ifstream in(path_, std::ios::binary);
+  char block[seal_bytes] = {};
+  if (!in.read(block, sizeof block)) return;
+  const std::size_t magic = sizeof seal_magic - 1;
+  if (std::memcmp(block, seal_magic, magic) != 0) return;
+  const std::string stored(block + magic, block + magic + 16);
+  const std::optional<std::uint64_t> sum = file_checksum(path_, seal_bytes);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(sum.value_or(0)));
+  if (!sum || stored != hex)
+    throw InputError(path_ + ": damaged: the checksum hemoflow wrote into its first 512 bytes (" + stored +
+                     ") does not match the rest of the file (" + (sum ? std::string(hex) : "unreadable") +
+                     "): it changed or was cut short after it was written (expected " + kind_ + ")");
 }
 
 Input::~Input() {

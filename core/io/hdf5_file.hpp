@@ -55,9 +55,15 @@ class Handle {
 /// (core/io/write_failure.hpp) naming the file, the step, the bytes it was writing and
 /// the cause (the full disk or quota, the file size limit: errno as HDF5 reports it),
 /// with `expected_bytes` (the file's size, about, where the writer knows it) beside.
+///
+/// With `sealed` (checkpoints), the file starts with a 512-byte HDF5 user block that
+/// commit() fills, after HDF5 has closed the file, with a checksum of everything after
+/// it; Input verifies it before HDF5 reads a byte, so a file damaged or cut short after
+/// it was written is refused with a message instead of reaching HDF5's parser (which a
+/// damaged file can crash: tests/fuzz/README.md). HDF5 and ParaView skip a user block.
 class Output {
  public:
-  explicit Output(std::string path, std::uint64_t expected_bytes = 0);
+  explicit Output(std::string path, std::uint64_t expected_bytes = 0, bool sealed = false);
   ~Output();
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
@@ -85,12 +91,14 @@ class Output {
  private:
   /// `what` says the step ("write dataset /voxel"), `bytes` what it writes.
   void check(herr_t r, const std::string& what, std::uint64_t bytes = 0) const;
+  void seal();
   hid_t check_id(hid_t id, const std::string& what, std::uint64_t bytes = 0) const;
   [[noreturn]] void fail(const std::string& what, std::uint64_t bytes) const;
 
   std::string path_;
   std::string tmp_;
   std::uint64_t expected_ = 0;  // the caller's estimate of the whole file
+  bool sealed_ = false;         // a checksum in the user block (commit)
   std::uint64_t planned_ = 0;   // the bytes of the datasets created so far
   hid_t file_ = H5I_INVALID_HID;
   std::vector<hid_t> tables_;  // closed before the file
@@ -109,6 +117,8 @@ class Input {
   hid_t root() const { return file_; }
   const std::string& path() const { return path_; }
   [[noreturn]] void fail(const std::string& what) const;
+  /// Refuses a sealed file whose checksum does not match (Output's `sealed`).
+  void verify_seal() const;
 
   /// A numeric attribute of the root group with n values (1: scalar), converted to
   /// mem_type.

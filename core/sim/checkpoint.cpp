@@ -353,7 +353,7 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info, const
     std::uint64_t expected = sorted.size() * sizeof(std::uint64_t);
     for (const FieldBase* f : state_fields(fields))
       expected += std::uint64_t(f->components()) * sorted.size() * storage_of(*f).bytes;
-    out = std::make_unique<io::hdf5::Output>(path, expected);
+    out = std::make_unique<io::hdf5::Output>(path, expected, /*sealed=*/true);  // checked whole at --restart
     const hsize_t n = sorted.size();
     out->dataset("voxel", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, &n, sorted.data());
     out->group("fields");

@@ -19,6 +19,7 @@
 #include "tests/unit/temp_dir.hpp"
 #include "core/common/error.hpp"
 #include "core/io/field_writer.hpp"
+#include "core/io/hdf5_file.hpp"
 #include "core/io/json.hpp"
 #include "core/io/particle_writer.hpp"
 #include "core/io/probes.hpp"
@@ -482,5 +483,48 @@ TEST_CASE("ParticleWriter: a restart continues the collection, forgetting the st
     write(w, 40, 1);
     CHECK(read(dir / "cells.xmf").find("cells_00000010") == std::string::npos);
   }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("hdf5: a sealed file is refused once a byte after its seal changes, a plain one is read as before") {
+  const fs::path dir = fs::temp_directory_path() / "hemo_unit_sealed";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "sealed.h5").string();
+  std::vector<double> values(1000);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = double(i);
+  {
+    hdf5::Output out(path, 0, true);
+    const hsize_t n = values.size();
+    out.dataset("values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, values.data());
+    out.commit();
+  }
+  CHECK_NOTHROW(hdf5::Input(path, "a test file"));
+  const auto size = fs::file_size(path);
+  for (const std::uintmax_t at : {std::uintmax_t(600), size - 8, std::uintmax_t(80)}) {  // data, the end, the seal itself
+    std::string bytes;
+    {
+      std::ifstream in(path, std::ios::binary);
+      bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    std::string damaged = bytes;
+    damaged[at] = char(damaged[at] ^ 0x5a);
+    {
+      std::ofstream o(path, std::ios::binary | std::ios::trunc);
+      o << damaged;
+    }
+    std::string message;
+    try {
+      hdf5::Input in(path, "a test file");
+    } catch (const hemo::InputError& e) {
+      message = e.what();
+    }
+    CHECK(message.find("damaged") != std::string::npos);
+    std::ofstream o(path, std::ios::binary | std::ios::trunc);
+    o << bytes;
+  }
+  // Cut short: refused too.
+  fs::resize_file(path, size - 100);
+  CHECK_THROWS_AS(hdf5::Input(path, "a test file"), hemo::InputError);
   fs::remove_all(dir);
 }
