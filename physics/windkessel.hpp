@@ -95,8 +95,10 @@ inline double acoustic_impedance(double density, double sound_speed, double area
 /// quarter of the lattice's acoustic impedance rho_0 c_s / A, c_s = dx / (dt sqrt 3)
 /// (the comment above: why a quarter).
 inline constexpr double windkessel_coupling_share = 0.25;
-inline double windkessel_coupling_impedance(double density, double dx, double dt, double area) {
-  return windkessel_coupling_share * acoustic_impedance(density, dx / (dt * std::sqrt(3.0)), area);
+/// `share` replaces the quarter where a case sets boundaries.iolet's coupling_share.
+inline double windkessel_coupling_impedance(double density, double dx, double dt, double area,
+                                            double share = windkessel_coupling_share) {
+  return share * acoustic_impedance(density, dx / (dt * std::sqrt(3.0)), area);
 }
 
 /// The pressure (Pa) an outlet imposes in the next step with the damped coupling above:

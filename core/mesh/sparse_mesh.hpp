@@ -153,6 +153,16 @@ class SparseMesh {
   std::vector<unsigned char> expand(std::vector<unsigned char> per_fluid, std::size_t element) const;
 
   std::array<double, 3> position(std::uint32_t node) const;  // m, voxel centre
+  /// The voxel (i, j, k) of a global voxel index: voxel_index's inverse.
+  std::array<std::int32_t, 3> voxel_coordinates(std::uint64_t v) const {
+    const auto nx = std::uint64_t(dims[0]), ny = std::uint64_t(dims[1]);
+    return {std::int32_t(v % nx), std::int32_t(v / nx % ny), std::int32_t(v / (nx * ny))};
+  }
+  /// The centre (m) of the voxel of a global voxel index.
+  std::array<double, 3> voxel_centre(std::uint64_t v) const {
+    const auto c = voxel_coordinates(v);
+    return {origin[0] + (c[0] + 0.5) * dx, origin[1] + (c[1] + 0.5) * dx, origin[2] + (c[2] + 0.5) * dx};
+  }
   /// Global lexicographic voxel index of a node (halo included).
   std::uint64_t voxel_index(std::uint32_t node) const {
     return std::uint64_t(i[node]) + std::uint64_t(dims[0]) * (std::uint64_t(j[node]) + std::uint64_t(dims[1]) * std::uint64_t(k[node]));

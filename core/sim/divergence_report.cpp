@@ -29,18 +29,6 @@ constexpr double near_spacings = 3.0;
 
 using Point = std::array<double, 3>;
 
-Point voxel_position(const mesh::SparseMesh& m, std::uint64_t v) {
-  const std::uint64_t nx = std::uint64_t(m.dims[0]), ny = std::uint64_t(m.dims[1]);
-  const std::uint64_t ijk[3] = {v % nx, v / nx % ny, v / (nx * ny)};
-  return {m.origin[0] + (double(ijk[0]) + 0.5) * m.dx, m.origin[1] + (double(ijk[1]) + 0.5) * m.dx,
-          m.origin[2] + (double(ijk[2]) + 0.5) * m.dx};
-}
-
-std::array<std::int64_t, 3> voxel_ijk(const mesh::SparseMesh& m, std::uint64_t v) {
-  const std::uint64_t nx = std::uint64_t(m.dims[0]), ny = std::uint64_t(m.dims[1]);
-  return {std::int64_t(v % nx), std::int64_t(v / nx % ny), std::int64_t(v / (nx * ny))};
-}
-
 double distance2(const Point& a, const Point& b) {
   return (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]);
 }
@@ -342,9 +330,9 @@ std::string message_of(const Findings& f, const std::vector<std::string>& tried)
   const mesh::SparseMesh& m = c.mesh;
   std::string text = str("non-finite density (NaN or inf) found at step ", c.step, " (checked every ", c.check_every, " steps)");
   if (f.bad.count > 0) {
-    const auto ijk = voxel_ijk(m, f.bad.voxel);
+    const auto ijk = m.voxel_coordinates(f.bad.voxel);
     text += str(" at node ", f.bad.node, ", voxel (", ijk[0], ", ", ijk[1], ", ", ijk[2], "), x = ",
-                point_text(voxel_position(m, f.bad.voxel)));
+                point_text(m.voxel_centre(f.bad.voxel)));
     const Nearest &wall = f.near[0][0], &iolet = f.near[0][1];
     if (std::isfinite(iolet.distance)) text += ", " + where_text(m, iolet, boundary_text(m, iolet.link_class));
     if (std::isfinite(wall.distance)) text += ", " + where_text(m, wall, "the nearest wall node");
@@ -357,7 +345,7 @@ std::string message_of(const Findings& f, const std::vector<std::string>& tried)
     text += passed ? str(". The largest speed passed Mach ", fmt_g(high_mach), " at step ", f.onset->step, ": ")
                    : str(". The largest speed at step ", f.onset->step, " was ");
     text += str(fmt_g(c.units.velocity_to_physical(f.onset->speed), 3), " m/s (Mach ", fmt_g(mach, 3), ") at x = ",
-                point_text(voxel_position(m, f.onset->voxel)));
+                point_text(m.voxel_centre(f.onset->voxel)));
     if (f.near.size() > 1 && std::isfinite(f.near[1][1].distance))
       text += ", " + where_text(m, f.near[1][1], boundary_text(m, f.near[1][1].link_class));
     const SpeedHistory::Entry* last = last_finite(f.history);
@@ -414,12 +402,12 @@ std::string report_json(const Findings& f, const Neighbourhood& hood, const std:
     for (auto v : f.bad.high) j.value(v);
     j.end_array();
     j.end_object();
-    const auto ijk = voxel_ijk(m, f.bad.voxel);
+    const auto ijk = m.voxel_coordinates(f.bad.voxel);
     j.key("node").begin_object();
     j.key("voxel").begin_array();
     for (auto v : ijk) j.value(v);
     j.end_array();
-    write_point(j, "position", voxel_position(m, f.bad.voxel));
+    write_point(j, "position", m.voxel_centre(f.bad.voxel));
     j.key("rank").value(f.bad.owner);
     write_nearest(j, m, f.near[0]);
     j.key("neighbours").begin_array();
@@ -452,11 +440,11 @@ std::string report_json(const Findings& f, const Neighbourhood& hood, const std:
     if (e.speed >= 0) {
       j.key("max_speed").value(u.velocity_to_physical(e.speed));
       j.key("mach").value(mach_of(e.speed));
-      const auto ijk = voxel_ijk(m, e.voxel);
+      const auto ijk = m.voxel_coordinates(e.voxel);
       j.key("voxel").begin_array();
       for (auto v : ijk) j.value(v);
       j.end_array();
-      write_point(j, "position", voxel_position(m, e.voxel));
+      write_point(j, "position", m.voxel_centre(e.voxel));
       j.key("density").value(u.density_to_physical(e.density));
       j.key("velocity").begin_array();
       for (double v : e.velocity) j.value(u.velocity_to_physical(v));
@@ -470,7 +458,7 @@ std::string report_json(const Findings& f, const Neighbourhood& hood, const std:
     j.key("onset").begin_object();
     j.key("step").value(f.onset->step);
     j.key("mach").value(mach_of(f.onset->speed));
-    write_point(j, "position", voxel_position(m, f.onset->voxel));
+    write_point(j, "position", m.voxel_centre(f.onset->voxel));
     write_nearest(j, m, f.near[1]);
     j.end_object();
   }
@@ -497,7 +485,7 @@ void log_history(const Findings& f) {
   for (const SpeedHistory::Entry& e : h) {
     if (e.speed < 0) continue;
     lines += str("\n  step ", e.step, ": ", fmt_g(f.c.units.velocity_to_physical(e.speed), 3), " m/s (Mach ",
-                 fmt_g(mach_of(e.speed), 3), ") at x = ", point_text(voxel_position(f.c.mesh, e.voxel)));
+                 fmt_g(mach_of(e.speed), 3), ") at x = ", point_text(f.c.mesh.voxel_centre(e.voxel)));
   }
   log::warn(lines);
 }
@@ -569,8 +557,8 @@ Divergence report_divergence(const DivergenceContext& c) {
   const Neighbourhood hood = neighbourhood(c, bad, density, velocity);
   const std::vector<SpeedHistory::Entry> history = merged_history(c);
   const SpeedHistory::Entry* onset = onset_of(history);
-  std::vector<Point> points{voxel_position(c.mesh, bad.voxel)};
-  if (onset) points.push_back(voxel_position(c.mesh, onset->voxel));
+  std::vector<Point> points{c.mesh.voxel_centre(bad.voxel)};
+  if (onset) points.push_back(c.mesh.voxel_centre(onset->voxel));
   const std::vector<std::array<Nearest, 2>> near = nearest_boundaries(c, points);
 
   Divergence out;

@@ -159,22 +159,22 @@ std::pair<std::uint64_t, std::string> cgroup_room() {
   }
   v2_dirs.push_back("/sys/fs/cgroup");
   v1_dirs.push_back("/sys/fs/cgroup/memory");
-  for (const std::string& d : v2_dirs) {
-    const std::uint64_t limit = parse_cgroup_limit(read_text(d + "/memory.max"));
-    if (!limit) continue;
-    const std::uint64_t current = parse_cgroup_limit(read_text(d + "/memory.current"));
-    const std::uint64_t reclaimable = stat_value(read_text(d + "/memory.stat"), "inactive_file");
-    const std::uint64_t used = current > reclaimable ? current - reclaimable : 0;
-    return {limit > used ? limit - used : 0, d + "/memory.max"};
-  }
-  for (const std::string& d : v1_dirs) {
-    const std::uint64_t limit = parse_cgroup_limit(read_text(d + "/memory.limit_in_bytes"));
-    if (!limit) continue;
-    const std::uint64_t current = parse_cgroup_limit(read_text(d + "/memory.usage_in_bytes"));
-    const std::uint64_t reclaimable = stat_value(read_text(d + "/memory.stat"), "total_inactive_file");
-    const std::uint64_t used = current > reclaimable ? current - reclaimable : 0;
-    return {limit > used ? limit - used : 0, d + "/memory.limit_in_bytes"};
-  }
+  // The same question in each version's file names: the limit, the use, the reclaimable
+  // page cache within it.
+  struct Files {
+    const std::vector<std::string>& dirs;
+    const char *limit, *usage, *reclaimable;
+  };
+  for (const Files& v : {Files{v2_dirs, "/memory.max", "/memory.current", "inactive_file"},
+                         Files{v1_dirs, "/memory.limit_in_bytes", "/memory.usage_in_bytes", "total_inactive_file"}})
+    for (const std::string& d : v.dirs) {
+      const std::uint64_t limit = parse_cgroup_limit(read_text(d + v.limit));
+      if (!limit) continue;
+      const std::uint64_t current = parse_cgroup_limit(read_text(d + v.usage));
+      const std::uint64_t reclaimable = stat_value(read_text(d + "/memory.stat"), v.reclaimable);
+      const std::uint64_t used = current > reclaimable ? current - reclaimable : 0;
+      return {limit > used ? limit - used : 0, d + v.limit};
+    }
   return {0, ""};
 }
 

@@ -209,11 +209,10 @@ void OutputActions::write_fields(std::int64_t step, double time, std::size_t n, 
   if (!writer_) {
     std::vector<std::array<double, 3>> positions(n);
     std::vector<std::array<std::int32_t, 3>> voxel(n);
-    const std::uint64_t nx = std::uint64_t(mesh_.dims[0]), ny = std::uint64_t(mesh_.dims[1]);
     for (std::size_t p = 0; p < n; ++p) {
       const std::uint64_t v = file_nodes_.voxel[order[p]];
-      voxel[p] = {std::int32_t(v % nx), std::int32_t(v / nx % ny), std::int32_t(v / (nx * ny))};
-      for (int d = 0; d < 3; ++d) positions[p][d] = mesh_.origin[d] + (voxel[p][d] + 0.5) * mesh_.dx;
+      voxel[p] = mesh_.voxel_coordinates(v);
+      positions[p] = mesh_.voxel_centre(v);
     }
     writer_ = std::make_unique<io::FieldWriter>(dir_, positions, voxel, format_, first_step_);
     files_.push_back((std::filesystem::path(dir_) / "fields.xmf").string());

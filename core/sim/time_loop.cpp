@@ -153,16 +153,14 @@ void Simulation::run() {
       if (out_of_time || stop_signal || (checkpoint_every_ > 0 && s % checkpoint_every_ == 0) ||
           (checkpoint_final_ && s == steps_))
         checkpoint_after(s);
-      if (stop_signal) {
-        summary_.interrupted_by = signal_name(stop_signal);
-        summary_.stopped_early = str(summary_.interrupted_by, " received: stopped after step ", s,
-                                     " with a checkpoint; continue with --restart ", output_dir_);
-        log::warn("stopping: " + summary_.stopped_early);
-        break;
-      }
-      if (out_of_time) {
-        summary_.stopped_early = str("wall-clock budget checkpoint.wall_seconds = ", fmt_g(checkpoint_wall_seconds_),
-                                     " s reached after step ", s, "; continue with --restart ", output_dir_);
+      // Stopped early, by a signal or the wall-clock budget: the checkpoint above is where
+      // the run continues.
+      if (stop_signal || out_of_time) {
+        if (stop_signal) summary_.interrupted_by = signal_name(stop_signal);
+        const std::string why = stop_signal ? summary_.interrupted_by + " received"
+                                            : str("wall-clock budget checkpoint.wall_seconds = ",
+                                                  fmt_g(checkpoint_wall_seconds_), " s reached");
+        summary_.stopped_early = str(why, " after step ", s, "; continue with --restart ", output_dir_);
         log::warn("stopping: " + summary_.stopped_early);
         break;
       }

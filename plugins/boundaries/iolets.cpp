@@ -316,14 +316,14 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
     w.capacitor_pressure = specs_[i].windkessel_initial;
     w.outflow = 0.0;
     w.pressure = w.capacitor_pressure;  // p = p_c + R_p Q with Q = 0
-    // The damped coupling's impedance (physics/windkessel.hpp): a quarter of the lattice's
-    // acoustic impedance rho_0 c_s / A at the outlet, with A = pi r^2 the iolet disc's area
-    // (not the area its links cover on the staircase: close to it for a disc that spans
-    // the vessel's section).
+    // The damped coupling's impedance (physics/windkessel.hpp): coupling_share (a quarter
+    // by default) of the lattice's acoustic impedance rho_0 c_s / A at the outlet, with
+    // A = pi r^2 the iolet disc's area (not the area its links cover on the staircase:
+    // close to it for a disc that spans the vessel's section).
     const double area = M_PI * specs_[i].radius * specs_[i].radius;
-    const double sound_speed = run_.units.dx / (run_.units.dt * std::sqrt(3.0));
-    const double acoustic = phys::acoustic_impedance(run_.units.density, sound_speed, area);
-    w.impedance = specs_[i].windkessel_coupling_share * acoustic;
+    const double share = specs_[i].windkessel_coupling_share;
+    w.impedance = phys::windkessel_coupling_impedance(run_.units.density, run_.units.dx, run_.units.dt, area, share);
+    const double acoustic = w.impedance / share;
     state->bind_restart_value(specs_[i].name + ".capacitor_pressure_Pa", w.capacitor_pressure);
     state->bind_restart_value(specs_[i].name + ".outflow_m3_per_s", w.outflow);
     state->bind_restart_value(specs_[i].name + ".pressure_Pa", w.pressure);
@@ -332,7 +332,7 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
                   " Pa s/m^3, C = ", fmt_g(m.compliance, 4), " m^3/Pa, R_d = ", fmt_g(m.resistance_distal, 4),
                   " Pa s/m^3 (R_d C = ", fmt_g(m.time_constant(), 4), " s), p_d = ", fmt_g(m.pressure_distal, 4),
                   " Pa; damped coupling: lattice acoustic impedance rho c_s / (pi r^2) = ", fmt_g(acoustic, 4),
-                  " Pa s/m^3, Z = ", fmt_g(specs_[i].windkessel_coupling_share, 3), " of it = ", fmt_g(w.impedance, 4), " Pa s/m^3, k = R_p / Z = ",
+                  " Pa s/m^3, Z = ", fmt_g(share, 3), " of it = ", fmt_g(w.impedance, 4), " Pa s/m^3, k = R_p / Z = ",
                   fmt_g(m.resistance_proximal / w.impedance, 4), " (lag of about k steps)"));
   }
 

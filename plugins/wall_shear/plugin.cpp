@@ -418,11 +418,8 @@ class WallShearIn final : public WallShear {
     nodes_.voxel.resize(3 * total);
     for (std::size_t p = 0; p < total; ++p) {
       const std::size_t r = order[p];
-      const auto v = std::uint64_t(all[7 * r + 6]);
-      const auto nx = std::uint64_t(m.dims[0]), ny = std::uint64_t(m.dims[1]);
-      nodes_.voxel[3 * p] = std::int32_t(v % nx);
-      nodes_.voxel[3 * p + 1] = std::int32_t(v / nx % ny);
-      nodes_.voxel[3 * p + 2] = std::int32_t(v / (nx * ny));
+      const auto ijk = m.voxel_coordinates(std::uint64_t(all[7 * r + 6]));
+      for (int a = 0; a < 3; ++a) nodes_.voxel[3 * p + a] = ijk[a];
       for (int a = 0; a < 3; ++a) {
         nodes_.points[3 * p + a] = all[7 * r + a];
         nodes_.normal[3 * p + a] = all[7 * r + 3 + a];
@@ -450,36 +447,37 @@ class WallShearIn final : public WallShear {
     return out;
   }
 
-  /// The fluid neighbour of node n (owned) in the lattice direction closest to `inward`
-  /// (largest cosine, ties to the lower q), or no_inner where none points into the fluid.
-  static std::uint32_t neighbour_along(const mesh::SparseMesh& m, std::uint32_t n, const phys::Vec3<double>& inward) {
-    double best = 0.0;
-    std::uint32_t found = no_inner;
+  /// The fluid neighbours x + c_q of node n (owned) whose direction is within the angle
+  /// of `inward` that `min_cosine` sets, with their cosines, by direction q.
+  static std::vector<std::pair<std::uint32_t, double>> fluid_neighbours(const mesh::SparseMesh& m, std::uint32_t n,
+                                                                        const phys::Vec3<double>& inward,
+                                                                        double min_cosine) {
+    std::vector<std::pair<std::uint32_t, double>> out;
     for (int q = 1; q < d3q19::Q; ++q) {
       const double cx = d3q19::cx(q), cy = d3q19::cy(q), cz = d3q19::cz(q);
       const double cosine = (cx * inward.x + cy * inward.y + cz * inward.z) / std::sqrt(cx * cx + cy * cy + cz * cz);
-      if (cosine <= best + 1e-12) continue;
-      // x + c_q is the node that n pulls direction opp(q) from.
-      const std::uint32_t from = m.pulls_from(d3q19::opposite(q), n);
-      if (from == mesh::wall_link) continue;
-      best = cosine;
-      found = from;
-    }
-    return found;
-  }
-
-  /// The fluid neighbours of node n (owned) in lattice directions within 45 degrees of
-  /// `inward` with their cosines, by direction (at most inner_rows).
-  static std::vector<std::pair<std::uint32_t, double>> neighbours_around(const mesh::SparseMesh& m, std::uint32_t n,
-                                                                         const phys::Vec3<double>& inward) {
-    std::vector<std::pair<std::uint32_t, double>> out;
-    for (int q = 1; q < d3q19::Q && int(out.size()) < inner_rows; ++q) {
-      const double cx = d3q19::cx(q), cy = d3q19::cy(q), cz = d3q19::cz(q);
-      const double cosine = (cx * inward.x + cy * inward.y + cz * inward.z) / std::sqrt(cx * cx + cy * cy + cz * cz);
-      if (cosine < std::sqrt(0.5) - 1e-12) continue;
+      if (cosine < min_cosine) continue;
       const std::uint32_t from = m.pulls_from(d3q19::opposite(q), n);  // x + c_q
       if (from != mesh::wall_link) out.emplace_back(from, cosine);
     }
+    return out;
+  }
+
+  /// The fluid neighbour of node n closest in direction to `inward` (largest cosine, ties
+  /// to the lower q), or no_inner where none points into the fluid.
+  static std::uint32_t neighbour_along(const mesh::SparseMesh& m, std::uint32_t n, const phys::Vec3<double>& inward) {
+    const auto all = fluid_neighbours(m, n, inward, 1e-12);
+    const auto best = std::max_element(all.begin(), all.end(), [](const auto& a, const auto& b) {
+      return a.second + 1e-12 < b.second;  // the first of equal cosines stays the largest
+    });
+    return best == all.end() ? no_inner : best->first;
+  }
+
+  /// The fluid neighbours within 45 degrees of `inward`, at most inner_rows of them.
+  static std::vector<std::pair<std::uint32_t, double>> neighbours_around(const mesh::SparseMesh& m, std::uint32_t n,
+                                                                         const phys::Vec3<double>& inward) {
+    auto out = fluid_neighbours(m, n, inward, std::sqrt(0.5) - 1e-12);
+    if (out.size() > std::size_t(inner_rows)) out.resize(inner_rows);
     return out;
   }
 
