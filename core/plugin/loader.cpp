@@ -54,14 +54,15 @@ std::vector<std::string> PluginLoader::default_search_dirs() {
   if (const char* env = std::getenv("HEMO_PLUGIN_PATH"))
     for (const std::string& d : split(env, ':'))
       if (!d.empty()) dirs.push_back(d);
+  // Relative to the executable only, so that an installed tree still works when moved.
   boost::dll::fs::error_code ec;
   const fs::path exe_dir = boost::dll::program_location(ec).parent_path().string();
   if (!ec) {
-    dirs.push_back(fs::weakly_canonical(exe_dir / ".." / "lib").string());
+    const fs::path lib_dir = fs::weakly_canonical(exe_dir / ".." / "lib");
+    dirs.push_back((lib_dir / "hemoflow").string());
+    dirs.push_back(lib_dir.string());
     dirs.push_back(exe_dir.string());
   }
-  dirs.push_back(HEMO_INSTALL_PLUGIN_DIR);
-  dirs.push_back(fs::path(HEMO_INSTALL_PLUGIN_DIR).parent_path().string());
   // Drop duplicates, keeping the first occurrence (its priority).
   std::vector<std::string> unique;
   std::set<std::string> seen;

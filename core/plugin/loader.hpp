@@ -2,9 +2,10 @@
 // Finds and loads plugins (Boost.DLL). A plugin called NAME is the file
 // hemo_plugin_NAME.so in the first folder of the search path that has it:
 //   1. each folder of $HEMO_PLUGIN_PATH (colon-separated),
-//   2. the build's library folder, <executable>/../lib,
-//   3. the executable's own folder (a bundle copies plugins next to the binary),
-//   4. the install folder, <prefix>/lib and <prefix>/lib/hemoflow.
+//   2. the installed plugins, <executable>/../lib/hemoflow (<prefix>/lib/hemoflow),
+//   3. the build's library folder, <executable>/../lib,
+//   4. the executable's own folder (a bundle copies plugins next to the binary).
+// Nothing is compiled in: a moved install tree finds its plugins.
 #include <memory>
 #include <string>
 #include <vector>
