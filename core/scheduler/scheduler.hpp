@@ -57,7 +57,16 @@ class Scheduler {
   /// asynchronous backends are timed honestly (for CUDA: wait for the compute stream,
   /// which also reports a faulting kernel by its action's name).
   using Fence = std::function<void(const std::string&)>;
-  explicit Scheduler(Fence fence = {}) : fence_(std::move(fence)) {}
+  /// `fence_each_action`: the fence after every fenced action (run.fence_actions);
+  /// otherwise only after the steps (finish_steps) and the run-end actions.
+  explicit Scheduler(Fence fence = {}, bool fence_each_action = true)
+      : fence_(std::move(fence)), fence_each_action_(fence_each_action) {}
+  /// Waits for the device work the steps queued (the wall time of the steps includes it).
+  void finish_steps() const {
+    if (fence_) fence_("the last step");
+  }
+  /// Whether the time table's times include each action's device work.
+  bool fences_each_action() const { return fence_each_action_ || !fence_; }
 
   /// fenced: the fence runs after the action (its time includes its device work).
   /// overlapped: no fence, so device work it queues may run on while later actions start
@@ -112,6 +121,7 @@ class Scheduler {
   std::vector<std::string> moments_every_step_;
   std::vector<std::string> streamed_velocity_;
   Fence fence_;
+  bool fence_each_action_ = true;
   bool sorted_ = true;
 };
 

@@ -144,6 +144,7 @@ class Simulation {
   bool checkpoint_final_ = false;
   std::chrono::steady_clock::time_point started_;
   std::int64_t check_every_ = 100;
+  bool fence_actions_ = false;  // run.fence_actions: the device waited for after every action
   std::string output_dir_;
   ProgressMode progress_ = ProgressMode::automatic;
   std::unique_ptr<FieldRegistry> fields_;

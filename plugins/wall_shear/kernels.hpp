@@ -65,6 +65,10 @@ inline constexpr int inner_rows = 6;
 /// node field (xx, yy, zz, xy, xz, yz), for WallTraction to extrapolate from.
 template <class Real, class Store = Real, class View = mesh::NodeListView>
 struct BandStress {
+  // Latency bound (18 codes, then 19 gathers a node): 5 blocks of 256 an SM in fp32
+  // instead of the 4 its 60 registers allow (48, 64 B spilled): 27.7 -> 23.5 us a sample
+  // on the aorta (H100, ncu, 2026-11-26). fp64 would spill 250 B: left alone.
+  static constexpr int min_blocks_per_sm = sizeof(Real) == 4 ? 5 : 2;
   NodeStress<Real, Store, View> stress;
   const std::uint32_t* HEMO_RESTRICT node;     // per band node: its mesh node
   const std::uint32_t* HEMO_RESTRICT sources;  // 18 rows of `count`: its pull codes

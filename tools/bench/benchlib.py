@@ -81,3 +81,20 @@ def write_page(docs, name, lines):
     with open(os.path.join(docs, name), "w") as f:
         f.write(text if text.endswith("\n") else text + "\n")
     print(text)
+
+
+def replace_doc_section(docs, lines, page="performance.md"):
+    """Replaces the section of docs/<page> whose heading is lines[0] ("## ...") with
+    `lines`, or adds it before "## Reproduce" (the page's end if there is none)."""
+    path = os.path.join(docs, page)
+    text = open(path).read()
+    body = "\n".join(lines) + "\n"
+    start = text.find(lines[0] + "\n")
+    if start >= 0:
+        end = text.find("\n## ", start + 3)
+        text = text[:start] + body + (text[end + 1:] if end >= 0 else "")
+    else:
+        at = text.find("## Reproduce")
+        text = text[:at] + body + text[at:] if at >= 0 else text + "\n" + body
+    with open(path, "w") as f:
+        f.write(text)

@@ -124,7 +124,9 @@ def timing(a, radius, length, ranks=1):
     tube_case(case, radius, length, a.steps)
     out = os.path.join(a.work, f"tube_{radius}_{length}_np{ranks}")
     launch = [a.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks)] if ranks > 1 else []
-    wall, log = run(a.hemoflow, ["run", case, "--backend", a.backend, "--output", out], launch=launch)
+    # Fenced: the split by phase needs each action's device time (run.fence_actions).
+    wall, log = run(a.hemoflow, ["run", case, "--backend", a.backend, "--output", out, "--set", "run.fence_actions=true"],
+                    launch=launch)
     with open(os.path.join(out, "summary.json")) as f:
         s = json.load(f)
     with open(os.path.join(out, "cells.csv")) as f:
