@@ -122,4 +122,17 @@ HEMO_HD Complex womersley_flow_amplitude(double R, double nu, double g1, double 
   return Complex{pi * R * R * g1, 0.0} / Complex{0.0, omega} * bracket;
 }
 
+/// The oscillating profile that carries a unit mean velocity: u(r, t) = Re[W(r) e^{i omega t}]
+/// has the flow rate pi R^2 cos(omega t), whatever drives it (a pressure gradient's
+/// harmonic, here normalised away): W(r) = A(r) pi R^2 / Q with A and Q of any one drive
+/// (womersley_amplitude, womersley_flow_amplitude). A velocity inlet given a flow waveform
+/// imposes each Fourier harmonic of its mean velocity with this shape (J. R. Womersley
+/// 1955; as HemeLB and others impose measured flow waveforms). W -> 2 (1 - r^2 / R^2), the
+/// Poiseuille shape of unit mean velocity, as omega -> 0 (needs omega > 0: use the
+/// Poiseuille shape for the mean).
+HEMO_HD Complex womersley_profile_per_mean_velocity(double r, double R, double nu, double omega) {
+  const double pi = 3.14159265358979323846;
+  return (pi * R * R) * (womersley_amplitude(r, R, nu, 1.0, omega) / womersley_flow_amplitude(R, nu, 1.0, omega));
+}
+
 }  // namespace hemo::phys

@@ -6,6 +6,7 @@
 
 #include "core/common/text.hpp"
 #include "physics/d3q19.hpp"
+#include "plugins/boundaries/kernels.hpp"
 
 namespace hemo::boundaries {
 
@@ -79,7 +80,9 @@ void declare_iolet_schema(config::Schema& schema) {
                        "normal must be a lattice axis); 'auto' = ladd or anti_bounce_back")
       .choices({"auto", "ladd", "nash", "anti_bounce_back", "zou_he"})
       .default_value(std::string("auto"))
-      .string("profile", "Velocity iolets: 'uniform', 'parabolic' (Poiseuille over the disc) or 'womersley'")
+      .string("profile", "Velocity iolets: 'uniform', 'parabolic' (Poiseuille over the disc) or 'womersley' (with "
+                         "time = 'constant': a steady part and one harmonic; with time = 'csv': each harmonic of the "
+                         "CSV's flow waveform with its Womersley shape, docs: plugins/boundaries/README.md)")
       .choices({"uniform", "parabolic", "womersley"})
       .default_value(std::string("parabolic"))
       .real("velocity", "m/s", "Velocity iolets: centre-line (parabolic, womersley mean) or uniform speed INTO the domain")
@@ -99,6 +102,12 @@ void declare_iolet_schema(config::Schema& schema) {
       .string("csv", "csv: file with two columns, time (s) and value (m/s or Pa); relative to the case file")
       .boolean("periodic", "csv: repeat the series after its last time")
       .default_value(true)
+      .integer("harmonics", "1",
+               "profile = 'womersley' with time = 'csv': harmonics of the CSV's period imposed (the log says how "
+               "closely they reproduce the CSV)")
+      .at_least(1)
+      .at_most(max_womersley_harmonics)
+      .default_value(std::int64_t{10})
       .real("backflow_stabilization", "1",
             "Pressure iolets used as outlets: where fluid flows back IN (u.n < 0), prescribe p - beta rho (u.n)^2 "
             "instead of p (the normal part of Esmaily Moghadam et al. 2011's backflow stabilization); 1 is a common "
@@ -130,6 +139,11 @@ void declare_iolet_schema(config::Schema& schema) {
 
 double IoletSpec::ramp_factor(double t) const {
   return (ramp > 0.0 && t < ramp) ? 0.5 * (1.0 - std::cos(M_PI * t / ramp)) : 1.0;
+}
+
+int IoletSpec::profile_terms() const {
+  if (profile != Profile::womersley) return 1;
+  return time == Time::csv ? 1 + 2 * (int(mean_harmonics.size()) - 1) : 3;
 }
 
 double IoletSpec::value_at(double t) const {
@@ -228,16 +242,32 @@ std::vector<IoletSpec> read_iolets(const config::Config& boundaries) {
       c.fail("backflow_stabilization", "applies to pressure iolets only (a velocity iolet fixes the inflow)");
     if (s.backflow > 0.0 && s.model == IoletSpec::Model::zou_he)
       c.fail("backflow_stabilization", "is not available with model = \"zou_he\"; use \"anti_bounce_back\" (or \"nash\")");
-    const bool oscillates = s.time == IoletSpec::Time::sinusoidal || s.profile == IoletSpec::Profile::womersley;
-    if (oscillates) {
+    const bool womersley_csv = s.profile == IoletSpec::Profile::womersley && s.time == IoletSpec::Time::csv;
+    if (womersley_csv) {
+      // The CSV's period and its harmonics make the profile (womersley_harmonics).
+      for (const char* k : {"period", "amplitude", "phase"})
+        if (c.has(k)) c.fail(k, "the CSV gives a Womersley profile's time dependence (its period and harmonics)");
+      if (!s.periodic) c.fail("periodic", "a Womersley profile from a CSV repeats it: set periodic = true");
+      s.period = s.series->last_time() - s.series->first_time();
+      // The CSV's value is the centre-line velocity of the parabolic profile of the same
+      // flow: the mean velocity is half of it.
+      s.mean_harmonics = fourier_coefficients(*s.series, int(c.integer("harmonics")));
+      for (phys::Complex& h : s.mean_harmonics) h = 0.5 * h;
+    } else if (c.has("harmonics")) {
+      c.fail("harmonics", "applies to profile = \"womersley\" with time = \"csv\" only");
+    }
+    const bool oscillates = !womersley_csv && (s.time == IoletSpec::Time::sinusoidal || s.profile == IoletSpec::Profile::womersley);
+    if (womersley_csv) {
+    } else if (oscillates) {
       if (!c.has("period")) c.fail("period", "is required for a sinusoidal or Womersley iolet");
       s.period = c.real("period");
     } else {
       for (const char* k : {"period", "amplitude", "phase"})
         if (c.has(k)) c.fail(k, "applies to time = \"sinusoidal\" or profile = \"womersley\" only");
     }
-    if (s.profile == IoletSpec::Profile::womersley && s.time != IoletSpec::Time::constant)
-      c.fail("time", "a Womersley profile carries its own time dependence; use time = \"constant\"");
+    if (s.profile == IoletSpec::Profile::womersley && s.time != IoletSpec::Time::constant && !womersley_csv)
+      c.fail("time", "a Womersley profile takes time = \"constant\" (one harmonic, its own keys) or \"csv\" (the "
+                     "CSV's harmonics)");
     if (s.profile == IoletSpec::Profile::womersley && s.model == IoletSpec::Model::zou_he)
       c.fail("profile", "'womersley' is available with model 'ladd' only");
     out.push_back(std::move(s));

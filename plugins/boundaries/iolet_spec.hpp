@@ -13,6 +13,7 @@
 #include "core/config/schema.hpp"
 #include "core/geometry/voxel_grid.hpp"
 #include "physics/windkessel.hpp"
+#include "physics/womersley.hpp"
 #include "plugins/boundaries/time_series.hpp"
 
 namespace hemo::boundaries {
@@ -47,6 +48,10 @@ struct IoletSpec {
   double windkessel_initial = 0.0;
   double windkessel_coupling_share = phys::windkessel_coupling_share;  // Z = share * rho c_s / A
   bool periodic = true;
+  // profile = "womersley" with time = "csv": the complex Fourier coefficients c_0..c_N of
+  // the mean velocity (m/s) over the CSV's period (fourier_coefficients of half the CSV's
+  // centre-line velocity), c_0 real.
+  std::vector<phys::Complex> mean_harmonics;
   int axis = -1, sign = 0;  // zou_he: inward normal = sign * e_axis
   int link_class = -1;      // set when the mesh is requested
 
@@ -58,6 +63,9 @@ struct IoletSpec {
   /// Distance from the iolet's axis, and signed distance beyond its plane, of a point.
   double radial(const Vec& p) const;
   double beyond(const Vec& p) const;
+  /// How many terms the velocity profile has (kernels.hpp, ProfileCoefficients): 1, or
+  /// for a Womersley profile 3 (constant) or 1 + 2 harmonics (csv).
+  int profile_terms() const;
   bool time_dependent() const { return time != Time::constant || profile == Profile::womersley || ramp > 0.0; }
   bool is_windkessel() const { return time == Time::windkessel; }
   const char* condition_name() const { return condition == Condition::velocity ? "velocity" : "pressure"; }

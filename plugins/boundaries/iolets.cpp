@@ -27,17 +27,24 @@ double poiseuille_shape(double r, double R) { return r < R ? 1.0 - (r * r) / (R 
 }  // namespace
 
 template <class Real>
-void IoletRuntime<Real>::coefficients(const IoletSpec& s, double t, Real (&coef)[3]) const {
+ProfileCoefficients<Real> IoletRuntime<Real>::coefficients(const IoletSpec& s, double t) const {
+  ProfileCoefficients<Real> c;
+  c.terms = s.profile_terms();
   if (s.profile == IoletSpec::Profile::womersley) {
-    // u = U0 P(r) + Re[A(r) e^{i(wt + phase)}] = U0 P(r) + Re A cos(.) - Im A sin(.)
-    const double w = 2.0 * M_PI / s.period, r = s.ramp_factor(t);
-    coef[0] = Real(r);
-    coef[1] = Real(r * std::cos(w * t + s.phase));
-    coef[2] = Real(-r * std::sin(w * t + s.phase));
+    // u = sum_j c_j shape_j: the mean's term, then Re[U_n e^{i theta_n}] = U_n.re cos - U_n.im sin.
+    const double r = s.ramp_factor(t), w = 2.0 * M_PI / s.period;
+    const bool csv = s.time == IoletSpec::Time::csv;
+    const double tau = csv ? t - s.series->first_time() : t;
+    c.value[0] = Real(r);
+    for (int n = 1; 2 * n < c.terms; ++n) {
+      const double theta = n * w * tau + (csv ? 0.0 : s.phase);
+      c.value[2 * n - 1] = Real(r * std::cos(theta));
+      c.value[2 * n] = Real(-r * std::sin(theta));
+    }
   } else {
-    coef[0] = Real(s.value_at(t));
-    coef[1] = coef[2] = Real(0);
+    c.value[0] = Real(s.value_at(t));
   }
+  return c;
 }
 
 template <class Real>
@@ -98,26 +105,42 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
 
   const double to_lattice = run_.units.dt / run_.units.dx;  // m/s -> lattice velocity
   const Vec inward{-s.normal[0], -s.normal[1], -s.normal[2]};
-  // Profile terms at a point: {steady, cos, -sin} parts of the velocity, m/s per unit coefficient.
-  auto profile = [&](const Vec& p) -> std::array<double, 3> {
+  // Profile terms at a point (m/s per unit coefficient, coefficients()): the steady part,
+  // then for each harmonic its cos and -sin parts.
+  const int terms = s.profile_terms();
+  auto profile = [&](const Vec& p) {
+    std::array<double, max_profile_terms> u{};
     const double r = s.radial(p);
     switch (s.profile) {
-      case IoletSpec::Profile::uniform: return {r < s.radius ? 1.0 : 0.0, 0.0, 0.0};
-      case IoletSpec::Profile::parabolic: return {poiseuille_shape(r, s.radius), 0.0, 0.0};
+      case IoletSpec::Profile::uniform: u[0] = r < s.radius ? 1.0 : 0.0; break;
+      case IoletSpec::Profile::parabolic: u[0] = poiseuille_shape(r, s.radius); break;
       case IoletSpec::Profile::womersley: {
-        const double w = 2.0 * M_PI / s.period, nu = run_.units.viscosity;
-        const double g1 = 4.0 * nu * s.amplitude / (s.radius * s.radius);
-        const phys::Complex a = phys::womersley_amplitude(std::min(r, s.radius), s.radius, nu, g1, w);
-        return {s.value * poiseuille_shape(r, s.radius), a.re, a.im};
+        const double w = 2.0 * M_PI / s.period, nu = run_.units.viscosity, rr = std::min(r, s.radius);
+        if (s.time == IoletSpec::Time::csv) {
+          // The mean velocity c_0 with the Poiseuille shape, each harmonic c_n with the
+          // Womersley shape of unit mean velocity: the CSV's flow, harmonic by harmonic.
+          u[0] = 2.0 * s.mean_harmonics[0].re * poiseuille_shape(r, s.radius);
+          for (int n = 1; 2 * n < terms; ++n) {
+            const phys::Complex a =
+                (2.0 * phys::womersley_profile_per_mean_velocity(rr, s.radius, nu, n * w)) * s.mean_harmonics[n];
+            u[2 * n - 1] = r < s.radius ? a.re : 0.0;
+            u[2 * n] = r < s.radius ? a.im : 0.0;
+          }
+        } else {
+          const double g1 = 4.0 * nu * s.amplitude / (s.radius * s.radius);
+          const phys::Complex a = phys::womersley_amplitude(rr, s.radius, nu, g1, w);
+          u = {s.value * poiseuille_shape(r, s.radius), a.re, a.im};
+        }
+        break;
       }
     }
-    return {0.0, 0.0, 0.0};
+    return u;
   };
 
   if (s.condition == IoletSpec::Condition::velocity) {
     // Ladd: the term 6 w_q (c_q . d) u at the link's midpoint, x_n - c_q dx / 2.
     const std::size_t count = by_link.size();
-    std::vector<Real> shape(3 * count, Real(0));
+    std::vector<Real> shape(std::size_t(terms) * count, Real(0));
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint32_t k = by_link[i];
       const int q = links.direction[k];
@@ -125,7 +148,7 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
       for (int a = 0; a < 3; ++a) p[a] -= 0.5 * q19::c(q, a) * m.dx;
       const double cd = q19::c(q, 0) * inward[0] + q19::c(q, 1) * inward[1] + q19::c(q, 2) * inward[2];
       const auto u = profile(p);
-      for (int j = 0; j < 3; ++j) shape[j * count + i] = Real(6.0 * q19::w<double>(q) * cd * u[j] * to_lattice);
+      for (int j = 0; j < terms; ++j) shape[j * count + i] = Real(6.0 * q19::w<double>(q) * cd * u[j] * to_lattice);
     }
     d.rule_shape = exec::to_device(run_.space, shape);
     std::vector<Real> zh(3 * zh_unknown.size(), Real(0));
@@ -156,6 +179,23 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
                                                             : "anti-bounce-back";
   log::info(str("iolet '", s.name, "': ", s.condition_name(), " (", how, "), ", total[0], " links at ", total[1],
                 " nodes", s.backflow > 0.0 ? str(", backflow stabilization beta = ", fmt_g(s.backflow, 3)) : std::string()));
+  if (s.profile == IoletSpec::Profile::womersley && s.time == IoletSpec::Time::csv) {
+    // How closely the harmonics imposed reproduce the CSV's mean velocity over a period.
+    const double t0 = s.series->first_time();
+    double worst = 0.0, peak = 0.0;
+    for (int k = 0; k < 2000; ++k) {
+      const double tau = s.period * k / 2000.0, u = 0.5 * s.series->at(t0 + tau, true);
+      worst = std::max(worst, std::fabs(fourier_sum(s.mean_harmonics, tau, s.period) - u));
+      peak = std::max(peak, std::fabs(u));
+    }
+    const int harmonics = int(s.mean_harmonics.size()) - 1;
+    log::info(str("iolet '", s.name, "': Womersley profile of the CSV's mean and first ", harmonics,
+                  " harmonics (period ", fmt_g(s.period), " s, alpha = ",
+                  fmt_g(phys::womersley_number(s.radius, 2.0 * M_PI / s.period, run_.units.viscosity), 3), " to ",
+                  fmt_g(phys::womersley_number(s.radius, 2.0 * M_PI * harmonics / s.period, run_.units.viscosity), 3),
+                  "); they reproduce the CSV's mean velocity within ", fmt_g(100.0 * worst / peak, 2),
+                  "% of its peak (more: boundaries.iolet.harmonics)"));
+  }
 }
 
 template <class Real>
@@ -171,8 +211,7 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
   // The populations after the last step, where lb_bgk's streaming left them.
   const PopulationSlotsOf slots = population_slots(fields, *run_.mesh, step - 1);
   Real* link_value = fields.get<Real>("link_value").data();
-  Real coef[3];
-  coefficients(s, time, coef);
+  const ProfileCoefficients<Real> coef = coefficients(s, time);
   // p -> lattice density: rho = 1 + p / (c_s^2 rho_0) in lattice units.
   const Real drho = Real(3.0 * pressure * run_.units.dt * run_.units.dt / (run_.units.density * run_.units.dx * run_.units.dx));
   const bool velocity = s.condition == IoletSpec::Condition::velocity;
@@ -182,7 +221,7 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
   if (d.rule_links && !ladd_current) {
     if (velocity) {
       d.ladd_written = true;
-      LaddIoletValues<Real> k{link_value, d.rule_link.data(), d.rule_shape.data(), d.rule_links, {coef[0], coef[1], coef[2]}};
+      LaddIoletValues<Real> k{link_value, d.rule_link.data(), d.rule_shape.data(), d.rule_links, coef};
       exec::for_each(run_.space, {0, d.rule_links}, k, "boundaries::ladd_iolet");
     } else {
       const PressureRule rule = s.model == IoletSpec::Model::nash ? PressureRule::nash : PressureRule::anti_bounce_back;
@@ -201,7 +240,7 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
     ZouHeNodes<Real, Store> k{link_value, d.node.data(), d.zh_unknown.data(), d.zh_sources.data(), f,
                        d.zh_shape.data(), run_.stride, d.zou_he_nodes, s.axis, s.sign,
                        {Real(-s.normal[0]), Real(-s.normal[1]), Real(-s.normal[2])}, !velocity, drho,
-                       {coef[0], coef[1], coef[2]}, std::visit([](auto where) { return where.state; }, slots),
+                       {coef.value[0], coef.value[1], coef.value[2]}, std::visit([](auto where) { return where.state; }, slots),
                        fields.get<std::uint32_t>("link_source").count() ? fields.get<std::uint32_t>("link_source").data() : nullptr};
     exec::for_each(run_.space, {0, d.zou_he_nodes}, k, "boundaries::zou_he");
   }

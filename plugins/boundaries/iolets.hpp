@@ -10,6 +10,7 @@
 #include "core/exec/device_array.hpp"
 #include "core/plugin/plugin_api.hpp"
 #include "plugins/boundaries/iolet_spec.hpp"
+#include "plugins/boundaries/kernels.hpp"
 #include "plugins/boundaries/monitor.hpp"
 
 namespace hemo::boundaries {
@@ -56,8 +57,8 @@ class IoletRuntime {
   /// step's outflow, and the pressure it imposes in this step (damped coupling).
   void advance_windkessels();
   void monitor(StepContext& ctx);
-  /// The (up to three) time coefficients of a velocity iolet's shapes at time t.
-  void coefficients(const IoletSpec& s, double t, Real (&coef)[3]) const;
+  /// The time factors of a velocity iolet's profile terms at time t.
+  ProfileCoefficients<Real> coefficients(const IoletSpec& s, double t) const;
 
   std::vector<IoletSpec> specs_;
   std::vector<Device> device_;

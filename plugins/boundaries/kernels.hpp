@@ -21,15 +21,30 @@ namespace d3q19 = phys::d3q19;
 
 /// Velocity iolets (Ladd): link_value[link[i]] = sum_j coef[j] * shape[j * count + i],
 /// the shapes holding 6 w_q (c_q . d) u_j(x_link) for up to three time terms.
+/// The most terms a velocity iolet's profile has: the mean, then a cosine and a sine term
+/// for each of up to max_womersley_harmonics harmonics (profile = "womersley" with a CSV).
+inline constexpr int max_womersley_harmonics = 16;
+inline constexpr int max_profile_terms = 1 + 2 * max_womersley_harmonics;
+
+/// A velocity iolet's value at a link is sum_j value[j] shape_j(link): the time factors of
+/// this step (iolets.cpp, IoletRuntime::coefficients) times the profile's terms.
+template <class Real>
+struct ProfileCoefficients {
+  Real value[max_profile_terms] = {};
+  int terms = 1;
+};
+
 template <class Real>
 struct LaddIoletValues {
   Real* HEMO_RESTRICT link_value;
   const std::uint32_t* HEMO_RESTRICT link;
-  const Real* HEMO_RESTRICT shape;
+  const Real* HEMO_RESTRICT shape;  // `terms` rows of `count`: the profile's terms at each link
   std::uint32_t count;
-  Real coef[3];
+  ProfileCoefficients<Real> coef;   // each term's factor at this step
   HEMO_HD void operator()(std::uint32_t i) const {
-    link_value[link[i]] = coef[0] * shape[i] + coef[1] * shape[count + i] + coef[2] * shape[2 * count + i];
+    Real v = Real(0);
+    for (int j = 0; j < coef.terms; ++j) v += coef.value[j] * shape[std::size_t(j) * count + i];
+    link_value[link[i]] = v;
   }
 };
 

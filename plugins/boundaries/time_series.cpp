@@ -156,4 +156,31 @@ double TimeSeries::at(double t, bool periodic) const {
   return v_[k - 1] + a * (v_[k] - v_[k - 1]);
 }
 
+std::vector<phys::Complex> fourier_coefficients(const TimeSeries& series, int harmonics) {
+  constexpr int samples = 8192;
+  const double t0 = series.first_time(), T = series.last_time() - t0;
+  std::vector<double> v(samples);
+  for (int k = 0; k < samples; ++k) v[k] = series.at(t0 + T * k / samples, true);
+  std::vector<phys::Complex> c(std::size_t(harmonics) + 1);
+  for (int n = 0; n <= harmonics; ++n) {
+    double re = 0.0, im = 0.0;
+    for (int k = 0; k < samples; ++k) {
+      const double a = 2.0 * M_PI * double(n) * k / samples;
+      re += v[k] * std::cos(a);
+      im -= v[k] * std::sin(a);
+    }
+    c[n] = {re / samples, im / samples};
+  }
+  return c;
+}
+
+double fourier_sum(const std::vector<phys::Complex>& c, double tau, double period) {
+  double v = c[0].re;
+  for (std::size_t n = 1; n < c.size(); ++n) {
+    const double a = 2.0 * M_PI * double(n) * tau / period;
+    v += 2.0 * (c[n].re * std::cos(a) - c[n].im * std::sin(a));
+  }
+  return v;
+}
+
 }  // namespace hemo::boundaries

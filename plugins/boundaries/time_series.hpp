@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "physics/womersley.hpp"
+
 namespace hemo::boundaries {
 
 /// A value given as a function of time by a CSV file: two columns, time (s) and value;
@@ -38,5 +40,14 @@ class TimeSeries {
  private:
   std::vector<double> t_, v_;
 };
+
+/// The complex Fourier coefficients c_0..c_harmonics of a periodic series over its period
+/// T = last - first time: c_n = (1/T) int_0^T v(first + tau) e^{-i n w tau} dtau, w = 2 pi / T,
+/// so that v = c_0 + sum_{n>=1} 2 Re[c_n e^{i n w tau}] (c_0 real). By the rectangle rule
+/// on 8192 points of the linearly interpolated series (exact, as the periodic trapezoid,
+/// for harmonics of the sampling; far finer than any waveform's rows).
+std::vector<phys::Complex> fourier_coefficients(const TimeSeries& series, int harmonics);
+/// c_0 + sum_{n>=1} 2 Re[c_n e^{i n w tau}] at tau after the first time, w = 2 pi / period.
+double fourier_sum(const std::vector<phys::Complex>& c, double tau, double period);
 
 }  // namespace hemo::boundaries

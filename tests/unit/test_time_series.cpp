@@ -158,3 +158,26 @@ TEST_CASE("TimeSeries::from_points applies the same checks") {
   CHECK_THROWS_AS(TimeSeries::from_points({0.0, 1.0}, {1.0, std::nan("")}), InputError);
   CHECK_THROWS_WITH_AS(TimeSeries::from_points({0.0, 1.0}, {1.0}), "time series: 2 times but 1 values", InputError);
 }
+
+TEST_CASE("fourier_coefficients of a periodic series: a mean and two harmonics recovered, the sum rebuilds it") {
+  // v(t) = 1.5 + 0.8 cos(w t) - 0.3 sin(2 w t), T = 2 s starting at t = 0.5 s, sampled
+  // finely (the linear interpolation between samples is what the coefficients see).
+  const double T = 2.0, t0 = 0.5, w = 2.0 * M_PI / T;
+  std::vector<double> t, v;
+  for (int k = 0; k <= 2000; ++k) {
+    const double tau = T * k / 2000.0;
+    t.push_back(t0 + tau);
+    v.push_back(1.5 + 0.8 * std::cos(w * tau) - 0.3 * std::sin(2.0 * w * tau));
+  }
+  const TimeSeries s = TimeSeries::from_points(t, v);
+  const auto c = hemo::boundaries::fourier_coefficients(s, 4);
+  REQUIRE(c.size() == 5);
+  CHECK(c[0].re == doctest::Approx(1.5).epsilon(1e-6));
+  CHECK(c[1].re == doctest::Approx(0.4).epsilon(1e-5));  // 2 Re[c_1 e^{iwt}] = 0.8 cos
+  CHECK(std::fabs(c[1].im) < 1e-6);
+  CHECK(std::fabs(c[2].re) < 1e-6);
+  CHECK(c[2].im == doctest::Approx(0.15).epsilon(1e-5));  // 2 Re[i 0.15 e^{2iwt}] = -0.3 sin
+  CHECK(std::hypot(c[3].re, c[3].im) < 1e-6);
+  for (double tau : {0.0, 0.37, 1.2, 1.99})
+    CHECK(hemo::boundaries::fourier_sum(c, tau, T) == doctest::Approx(s.at(t0 + tau, true)).epsilon(1e-5));
+}

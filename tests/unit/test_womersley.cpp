@@ -125,23 +125,49 @@ TEST_CASE("large alpha: the core moves as a plug with amplitude g1/omega, laggin
   CHECK(womersley_velocity(0.0, R, nu, 0.0, g1, omega, 0.5 * pi / omega) == doctest::Approx(plug).epsilon(0.02));
 }
 
+/// int_0^R 2 pi r f(r) dr by composite Simpson on 4000 intervals.
+template <class F>
+Complex disc_integral(double R, F f) {
+  const int n = 4000;
+  const double dr = R / n;
+  Complex sum{0.0, 0.0};
+  for (int i = 0; i <= n; ++i) {
+    const double r = i * dr, wgt = (i == 0 || i == n) ? 1.0 : (i % 2 ? 4.0 : 2.0);
+    sum = sum + (wgt * 2.0 * pi * r) * f(r);
+  }
+  return (dr / 3.0) * sum;
+}
+
 TEST_CASE("Womersley flow rate: closed form with J1 equals the integrated profile") {
   const double R = 0.8, nu = 0.05, g1 = 2.0;
   for (double alpha : {0.5, 2.0, 6.0, 15.0}) {
     CAPTURE(alpha);
     const double omega = alpha * alpha * nu / (R * R);
-    // Composite Simpson of 2 pi r A(r) over [0, R].
-    const int n = 4000;
-    const double dr = R / n;
-    Complex sum{0.0, 0.0};
-    for (int i = 0; i <= n; ++i) {
-      const double r = i * dr, wgt = (i == 0 || i == n) ? 1.0 : (i % 2 ? 4.0 : 2.0);
-      sum = sum + (wgt * 2.0 * pi * r) * womersley_amplitude(r, R, nu, g1, omega);
-    }
-    const Complex numeric = (dr / 3.0) * sum;
+    const Complex numeric = disc_integral(R, [&](double r) { return womersley_amplitude(r, R, nu, g1, omega); });
     const Complex closed = womersley_flow_amplitude(R, nu, g1, omega);
     const double scale = std::hypot(closed.re, closed.im);
     CHECK(numeric.re == doctest::Approx(closed.re).epsilon(1e-9).scale(scale));
     CHECK(numeric.im == doctest::Approx(closed.im).epsilon(1e-9).scale(scale));
+  }
+}
+
+TEST_CASE("Womersley profile per unit mean velocity: carries the mean velocity 1, is 0 at the wall, Poiseuille as omega -> 0") {
+  const double R = 0.8, nu = 0.05;
+  for (double alpha : {0.05, 2.0, 10.0, 20.0, 32.0}) {
+    CAPTURE(alpha);
+    const double omega = alpha * alpha * nu / (R * R);
+    const Complex mean = (1.0 / (pi * R * R)) *
+                         disc_integral(R, [&](double r) { return womersley_profile_per_mean_velocity(r, R, nu, omega); });
+    CHECK(mean.re == doctest::Approx(1.0).epsilon(1e-8));
+    CHECK(std::fabs(mean.im) < 1e-8);
+    const Complex wall = womersley_profile_per_mean_velocity(R, R, nu, omega);
+    CHECK(std::hypot(wall.re, wall.im) < 1e-9);
+  }
+  // Small alpha: the Poiseuille shape of mean velocity 1, 2 (1 - r^2 / R^2), in phase.
+  const double omega = 1e-4 * nu / (R * R);
+  for (double r : {0.0, 0.3, 0.6}) {
+    const Complex w = womersley_profile_per_mean_velocity(r, R, nu, omega);
+    CHECK(w.re == doctest::Approx(2.0 * (1.0 - r * r / (R * R))).epsilon(1e-4));
+    CHECK(std::fabs(w.im) < 1e-3);
   }
 }
