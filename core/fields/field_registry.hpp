@@ -53,6 +53,18 @@ class FieldBase {
     restart_state_ = true;
     return *this;
   }
+  /// Restart state that a checkpoint may lack: a plugin's accumulated statistics, which a
+  /// run continued from a checkpoint written without that plugin starts afresh. Restored
+  /// where the checkpoint holds it, left as initialised where not (restored() tells,
+  /// after the restore); a run without the plugin ignores it in a checkpoint.
+  FieldBase& set_optional_restart_state() {
+    restart_state_ = optional_state_ = true;
+    return *this;
+  }
+  bool optional_state() const { return optional_state_; }
+  /// Whether a checkpoint filled it (--restart).
+  bool restored() const { return restored_; }
+  void mark_restored() { restored_ = true; }
   /// Whether the field holds populations streamed in place (lb_bgk.streaming = "aa",
   /// core/mesh/population_slots.hpp): its rows depend on the step's parity, and
   /// checkpoints and checksums read it through core/sim/population_state.hpp.
@@ -74,7 +86,7 @@ class FieldBase {
   int components_;
   std::uint32_t count_, stride_;
   Quantity quantity_;
-  bool restart_state_ = false, in_place_ = false;
+  bool restart_state_ = false, in_place_ = false, optional_state_ = false, restored_ = false;
 };
 
 template <class T>

@@ -66,6 +66,13 @@ Storage storage_of(const ParticleTable& t, const ParticleColumnBase& c) {
 }
 
 /// Whether stored values of this class and size are a column's or field's type.
+/// Whether a checkpoint's field was written as optional restart state (a plugin's statistics).
+bool optional_in_file(io::hdf5::Input& in, const std::string& name) {
+  const std::vector<std::string> attrs = in.attribute_names(name);
+  return std::find(attrs.begin(), attrs.end(), "optional_state") != attrs.end() &&
+         in.text_of(name, "optional_state") == "true";
+}
+
 bool same_type(const io::hdf5::Input::Shape& s, const std::string& type_name, std::size_t bytes) {
   const bool floating = type_name.rfind("float", 0) == 0;
   return s.type_size == bytes && (s.type_class == H5T_FLOAT) == floating &&
@@ -382,6 +389,7 @@ void write_checkpoint(const std::string& path, const CheckpointInfo& info, const
     if (root) {
       table = out->table("fields/" + f->name(), storage.file, hsize_t(f->components()), voxels.size());
       out->string_attribute(table, "element_type", f->type_name());
+      if (f->optional_state()) out->string_attribute(table, "optional_state", "true");
     }
     for (int c = 0; c < f->components(); ++c) {
       // f*_q of the owned fluid nodes, whatever the streaming scheme (no holes)
@@ -441,6 +449,7 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
   std::unique_ptr<io::hdf5::Quiet> quiet;
   std::unique_ptr<io::hdf5::Input> in;
   const std::vector<const FieldBase*> state = state_fields(fields);
+  std::vector<unsigned char> present(state.size(), 1);  // 0: an optional field the checkpoint lacks
   std::map<std::string, std::uint64_t> particle_counts;
   if (root) {
     quiet = std::make_unique<io::hdf5::Quiet>();
@@ -466,9 +475,14 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
     particle_counts = check_particle_tables(*in, fields);
     // ... and exactly its restart-state fields.
     std::vector<std::string> expected;
-    for (const FieldBase* f : state) {
+    for (std::size_t k = 0; k < state.size(); ++k) {
+      const FieldBase* f = state[k];
       expected.push_back(f->name());
       const std::string name = "fields/" + f->name();
+      if (!in->has_dataset(name) && f->optional_state()) {
+        present[k] = 0;  // a plugin's statistics, new in this run: they start afresh
+        continue;
+      }
       if (!in->has_dataset(name))
         in->fail(str("no field '", f->name(), "' (declared by ", f->owner(), "): the checkpoint was written by a run "
                      "with other plugins"));
@@ -490,12 +504,17 @@ void restore_checkpoint(const std::string& path, const mesh::SparseMesh& mesh, F
     }
     const std::vector<std::string> stored = in->members("fields");
     for (const std::string& s : stored)
-      if (std::find(expected.begin(), expected.end(), s) == expected.end())
+      if (std::find(expected.begin(), expected.end(), s) == expected.end() &&
+          !optional_in_file(*in, "fields/" + s))  // a plugin's statistics this run goes without
         in->fail(str("the checkpoint holds field '", s, "', which no plugin of this run declares as state: it was "
                      "written by a run with other plugins"));
   }
-  for (const FieldBase* cf : state) {
+  comm.broadcast(present, 0);
+  for (std::size_t k = 0; k < state.size(); ++k) {
+    if (!present[k]) continue;
+    const FieldBase* cf = state[k];
     FieldBase& f = fields.lookup(cf->name());
+    f.mark_restored();
     const Storage storage = storage_of(f);
     const std::size_t size = storage.bytes;
     std::vector<unsigned char> all, row, mine;

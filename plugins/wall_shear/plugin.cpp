@@ -232,19 +232,18 @@ class WallShearIn final : public WallShear {
       cfg.fail("wall_shear.method", "\"momentum_exchange\" needs halfway bounce-back walls; with lb_vlbm's partial cells "
                                     "the surface runs through the cells: use \"stress\"");
     find_wall_nodes(m, st.fields);
-    // A restarted run's window starts again at the restart (the statistics are not in
-    // checkpoints); the files say so in window_start.
-    sampled_from_ = std::max(window_start_, double(st.first_step) * dt_);
-    if (st.first_step > 0)
-      log::warn(str("wall_shear: the statistics (TAWSS, OSI, RRT) are not kept in checkpoints: this restarted run "
-                    "samples them from step ", st.first_step + 1, " (t = ", fmt_g(double(st.first_step) * dt_),
-                    " s) on, inside the window"));
+    // A restarted run continues the checkpoint's sums (wall_shear_sums, restored after
+    // set-up: continue_statistics at the first step); the files' window_start says where
+    // the sampling began.
+    sampled_from_ = window_start_;
+    first_step_ = st.first_step;
     log::info(str("wall_shear: ", comm_->sum(std::uint64_t(count_)), " wall nodes (a plain bounce-back link), method \"",
                   method_, "\"; samples every ", sample_every_, " steps in t = [", fmt_g(window_start_), ", ",
                   std::isinf(window_end_) ? std::string("end of run") : fmt_g(window_end_), "] s",
                   every_ > 0 ? str(", wall_shear_<step>.h5 every ", every_, " steps") : std::string()));
 
     st.scheduler.add(Phase::output, "wall_shear", "wall_shear", [this](StepContext& ctx) {
+      if (!restart_checked_) continue_statistics(*ctx.fields);
       const bool file_due = every_ > 0 && ctx.step % every_ == 0;
       const bool sample_due = ctx.step % sample_every_ == 0 && ctx.time >= window_start_ && ctx.time <= window_end_;
       if (!file_due && !sample_due) return;
@@ -252,6 +251,7 @@ class WallShearIn final : public WallShear {
       if (file_due) write_instant(ctx.step, ctx.time);
     }, Scheduler::Sync::overlapped);  // no wait for the kernel: the next step's first fenced action takes it
     st.scheduler.add_run_end("wall_shear_stats", "wall_shear", [this](StepContext& ctx) {
+      if (!restart_checked_) continue_statistics(*ctx.fields);
       if (computed_step_ != ctx.step) compute(*ctx.fields, ctx.step, ctx.time, false);  // /wss: the last state
       write_statistics(ctx.step, ctx.time);
     });
@@ -399,11 +399,14 @@ class WallShearIn final : public WallShear {
     normal_ = exec::to_device(space_, normal);
     area_ = exec::to_device(space_, area);
     wss_ = exec::DeviceArray<double>(space_, 3 * c);
-    sum_magnitude_ = exec::DeviceArray<double>(space_, c);
-    sum_vector_ = exec::DeviceArray<double>(space_, 3 * c);
     wss_.zero();
-    sum_magnitude_.zero();
-    sum_vector_.zero();
+    wall_node_host_ = node;
+    // The time integrals at the wall nodes, in a node field so that checkpoints keep them
+    // (optional restart state: a run continued from a checkpoint written without
+    // wall_shear starts them afresh).
+    sums_ = &fields.declare_node_field<double>("wall_shear_sums", 4, "wall_shear",
+                                               "sum |WSS| dt and sum WSS dt (x, y, z) at the wall nodes, Pa s (0 elsewhere)")
+                 .set_optional_restart_state();
 
     // Rank 0: every rank's wall nodes and the file order (ascending voxel index).
     const std::vector<double> all = comm_->gather<double>(rows, 0);
@@ -633,6 +636,31 @@ class WallShearIn final : public WallShear {
   }
 
   /// The WSS of every wall node after `step`; with `sample`, added to the statistics.
+  /// At a restart's first step: the samples and time the restored sums hold, counted
+  /// as the uninterrupted run took them (the same rule, the same additions: bitwise), or,
+  /// from a checkpoint written without wall_shear, a window that starts at the restart.
+  void continue_statistics(const FieldRegistry& fields) {
+    restart_checked_ = true;
+    if (first_step_ == 0) return;
+    if (!fields.lookup("wall_shear_sums").restored()) {
+      sampled_from_ = std::max(window_start_, double(first_step_) * dt_);
+      log::warn(str("wall_shear: the checkpoint holds no statistics (written without wall_shear): this run samples "
+                    "them from step ", first_step_ + 1, " (t = ", fmt_g(double(first_step_) * dt_),
+                    " s) on, inside the window"));
+      return;
+    }
+    for (std::int64_t s = 1; s <= first_step_; ++s) {
+      const double t = double(s) * dt_;
+      if (s % sample_every_ == 0 && t >= window_start_ && t <= window_end_) {
+        total_time_ += double(sample_every_) * dt_;
+        ++samples_;
+      }
+    }
+    log::info(str("wall_shear: the statistics continue from the checkpoint: ", samples_, " samples over ",
+                  fmt_g(total_time_), " s before step ", first_step_ + 1, " (wall_shear.window_* and sample_every "
+                  "must be the run's before the restart)"));
+  }
+
   void compute(FieldRegistry& fields, std::int64_t step, double time, bool sample) {
     computed_step_ = step;
     const double weight = double(sample_every_) * dt_;  // the rectangle rule: each sample stands for sample_every steps
@@ -682,8 +710,7 @@ class WallShearIn final : public WallShear {
                                                                          wss_.data(),
                                                                          sample,
                                                                          weight,
-                                                                         sum_magnitude_.data(),
-                                                                         sum_vector_.data()};
+                                                                         static_cast<Field<double>*>(sums_)->data()};
             exec::for_each(space_, {0, count_}, kernel, "wall_shear::wall_shear_stress");
           },
           slots);
@@ -693,7 +720,9 @@ class WallShearIn final : public WallShear {
   /// An array of `components` rows of count_ on the device, gathered to rank 0 in file
   /// order, node-major (N x components). Collective.
   std::vector<double> gathered(const exec::DeviceArray<double>& rows, int components) {
-    const std::vector<double> local = rows.to_host();
+    return gathered(rows.to_host(), components);
+  }
+  std::vector<double> gathered(const std::vector<double>& local, int components) {
     std::vector<double> mine(std::size_t(count_) * components);
     for (std::size_t w = 0; w < count_; ++w)
       for (int a = 0; a < components; ++a) mine[w * components + a] = local[std::size_t(a) * count_ + w];
@@ -730,8 +759,14 @@ class WallShearIn final : public WallShear {
   /// RRT = 1 / ((1 - 2 OSI) TAWSS) = T / |int tau dt| (Himburg et al. 2004).
   void write_statistics(std::int64_t step, double time) {
     std::vector<double> wss = gathered(wss_, 3);
-    const std::vector<double> sum_mag = gathered(sum_magnitude_, 1);
-    const std::vector<double> sum_vec = gathered(sum_vector_, 3);
+    // The sums at this rank's wall nodes, as rows of count_ (component 0: |tau|, 1-3: tau).
+    std::vector<double> at_wall(4 * std::size_t(count_));
+    for (int a = 0; a < 4; ++a) {
+      const std::vector<double> row = sums_->component_to_host(a);
+      for (std::size_t w = 0; w < count_; ++w) at_wall[a * std::size_t(count_) + w] = row[wall_node_host_[w]];
+    }
+    const std::vector<double> sum_mag = gathered(std::vector<double>(at_wall.begin(), at_wall.begin() + count_), 1);
+    const std::vector<double> sum_vec = gathered(std::vector<double>(at_wall.begin() + count_, at_wall.end()), 3);
     if (comm_->rank() != 0) return;
     const std::size_t n = nodes_.size();
     if (samples_ == 0)
@@ -817,14 +852,17 @@ class WallShearIn final : public WallShear {
   bool surface_normals_ = false;
   bool partial_cells_ = false;  // lb_vlbm runs: wall nodes are the first layer inside the surface
   bool momentum_exchange_ = false;
-  std::int64_t every_ = 0, sample_every_ = 1, samples_ = 0, computed_step_ = -1;
+  std::int64_t every_ = 0, sample_every_ = 1, samples_ = 0, computed_step_ = -1, first_step_ = 0;
   double window_start_ = 0.0, window_end_ = 0.0, sampled_from_ = 0.0, dt_ = 0.0, to_pascal_ = 0.0, total_time_ = 0.0;
   Real omega_ = Real(1);
   double g0_[3] = {0, 0, 0}, g1_[3] = {0, 0, 0}, force_omega_ = 0.0;
   std::uint32_t count_ = 0;
   exec::DeviceArray<std::uint32_t> node_, bits_, sources_;
   exec::DeviceArray<Real> normal_, area_;
-  exec::DeviceArray<double> wss_, sum_magnitude_, sum_vector_;
+  exec::DeviceArray<double> wss_;
+  FieldBase* sums_ = nullptr;                  // wall_shear_sums (4 rows of double)
+  std::vector<std::uint32_t> wall_node_host_;  // each wall node's mesh node
+  bool restart_checked_ = false;
   // evaluate = "wall" (find_band)
   bool at_wall_ = false;
   HaloExchange* halo_ = nullptr;
@@ -840,7 +878,8 @@ class WallShearPlugin final : public Plugin {
  public:
   void plan(PlanStage& st) override {
     // WallShearIn::setup: per wall node (an owned node with a plain bounce-back pull) its
-    // index, link bits, 18 sources, normal, area and three double statistics; evaluated
+    // index, link bits, 18 sources, normal, area and its WSS (3 doubles); the time sums in
+    // a node field (4 doubles a node, kept in checkpoints); evaluated
     // at the wall, the two node fields of the band's stress and the wall's traction, and
     // per band node (about 5 layers) and inner node (about 3) their tables.
     const mesh::SparseMesh& m = st.mesh;
@@ -854,7 +893,8 @@ class WallShearPlugin final : public Plugin {
         }
     }
     const std::size_t real = st.precision == Precision::fp32 ? 4 : 8;
-    st.memory.array("wall_shear", "wall node tables", wall, 20 * sizeof(std::uint32_t) + 4 * real + 7 * sizeof(double));
+    st.memory.array("wall_shear", "wall node tables", wall, 20 * sizeof(std::uint32_t) + 4 * real + 3 * sizeof(double));
+    st.memory.node_field("wall_shear", "wall_shear_sums", 4, sizeof(double));
     const config::Config& cfg = st.config;
     const std::string shape = cfg.string("geometry.shape");
     const bool surface = (cfg.has("wall_shear.surface") && !cfg.string("wall_shear.surface").empty()) || shape == "stl" ||

@@ -40,7 +40,13 @@ Then:
   (b) steady flow: OSI < 1e-6 at every wall node; TAWSS equals |mean_wss| to 1e-6;
   (c) the files: instantaneous wall_shear_<step>.h5 and .xdmf at wall_shear.every,
       wall_shear_surface.vtk over an STL of the pipe wall (written here) with one cell
-      value per triangle, close to the node statistics.
+      value per triangle, close to the node statistics;
+  (d) checkpoints keep the statistics: stopped at t = 0.09 s with a checkpoint and
+      continued with --restart to 0.12 s, wall_shear_stats.h5 bitwise the uninterrupted
+      run's (every dataset and attribute), also stopped on 2 ranks and continued on 1
+      (--mpiexec); continued from a checkpoint written without
+      wall_shear, the run samples from the restart on (window_start = its time, fewer
+      samples); and a checkpoint with the statistics continues in a run without wall_shear.
 """
 import math
 import os
@@ -145,10 +151,10 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     triangles = write_pipe_stl(stl)
 
-    def run(name, extra, launcher=()):
+    def run(name, extra, launcher=(), case=CASE):
         out = os.path.join(a.work, name)
         cmd = [*launcher, a.hemoflow] if launcher else [a.hemoflow]
-        run_hemoflow(cmd[0], [*cmd[1:], "run", a.case, "--quiet", "--output", out, *CASE, *extra],
+        run_hemoflow(cmd[0], [*cmd[1:], "run", a.case, "--quiet", "--output", out, *case, *extra],
                      env={"OMP_NUM_THREADS": "2" if not launcher else "1", **MPI_ENV})
         return out
 
@@ -197,6 +203,27 @@ def main():
                     and abs(cells["tawss"].mean() / d["tawss"].mean() - 1) < 0.05,
                     f"surface: TAWSS {cells['tawss'].mean():.5g} Pa on average (nodes: {d['tawss'].mean():.5g} Pa)")
 
+    # (d) Checkpoints keep the statistics.
+    wall = ["--set", f'wall_shear.surface="{stl}"', "--set", "wall_shear.every=500"]
+    half = ["--set", "run.end_time=0.09", "--set", "checkpoint.final=true"]
+    split = run("restart", wall + half)
+    split = run("restart", wall + ["--restart", split])
+    same, why = same_file(base, split)
+    ok &= check(same, f"restart at t = 0.09 s: wall_shear_stats.h5 bitwise the uninterrupted run's ({why})")
+    # The case without wall_shear: its plugin list and none of its keys.
+    no_wss = [x for flag, kv in zip(CASE[0::2], CASE[1::2]) if not kv.startswith(("wall_shear.", "run.plugins="))
+              for x in (flag, kv)] + ["--set", 'run.plugins=["lb_bgk","boundaries"]']
+    fresh = run("restart_fresh", half, case=no_wss)
+    fresh = run("restart_fresh", wall + ["--restart", fresh])
+    d_base, a_base = stats(base)
+    d_fresh, a_fresh = stats(fresh)
+    ok &= check(abs(a_fresh["window_start"] - 0.09) < 1e-3 and 0 < a_fresh["samples"] < a_base["samples"],
+                f"restart from a checkpoint without wall_shear: samples from t = {a_fresh['window_start']:.4g} s "
+                f"({a_fresh['samples']} samples, uninterrupted {a_base['samples']})")
+    dropped = run("restart_dropped", ["--restart", run("restart_dropped", wall + half)], case=no_wss)
+    ok &= check(os.path.exists(os.path.join(dropped, "summary.json")),
+                "a checkpoint with the statistics continues in a run without wall_shear")
+
     # (a) The same statistics file on either layout and streaming scheme, and on 2 ranks.
     variants = [("bricks", ['--set', 'lattice.layout="bricks"']), ("aa", ['--set', 'lb_bgk.streaming="aa"']),
                 ("bricks_aa", ['--set', 'lattice.layout="bricks"', '--set', 'lb_bgk.streaming="aa"'])]
@@ -212,6 +239,10 @@ def main():
             ok &= check(f1["wss"][()].tobytes() == f2["wss"][()].tobytes(), "2 ranks: wall_shear_00000500.h5 /wss bitwise")
         ok &= check(open(vtk, "rb").read() == open(os.path.join(two, "wall_shear_surface.vtk"), "rb").read(),
                     "2 ranks: wall_shear_surface.vtk bitwise")
+        # (d) across rank counts: stopped on 2 ranks, continued on 1.
+        split = run("restart_2to1", wall + half, launcher)
+        same, why = same_file(base, run("restart_2to1", wall + ["--restart", split]))
+        ok &= check(same, f"stopped on 2 ranks, continued on 1: wall_shear_stats.h5 bitwise the uninterrupted run's ({why})")
     else:
         print("skip 2 ranks: no MPI launcher (HEMO_MPIEXEC)")
     sys.exit(0 if ok else 1)
