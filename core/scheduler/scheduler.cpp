@@ -61,6 +61,14 @@ void Scheduler::run_end(StepContext& ctx) {
   }
 }
 
+void Scheduler::add_before_checkpoint(std::string name, std::string owner, Action action) {
+  before_checkpoint_.push_back({Phase::output, std::move(name), std::move(owner), std::move(action), Sync::fenced});
+}
+
+void Scheduler::before_checkpoint(StepContext& ctx) {
+  for (Entry& e : before_checkpoint_) e.action(ctx);
+}
+
 std::vector<Scheduler::Timing> Scheduler::timings() const {
   std::vector<Entry> sorted = entries_;
   sorted.insert(sorted.end(), run_end_.begin(), run_end_.end());  // after the output phase's own

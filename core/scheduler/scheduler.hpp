@@ -93,6 +93,11 @@ class Scheduler {
   /// ctx.time its time. Timed in the output phase's rows.
   void add_run_end(std::string name, std::string owner, Action action);
   void run_end(StepContext& ctx);
+  /// An action run just before a checkpoint is written, after the step it holds (ctx.step):
+  /// a plugin whose kernels keep state outside its restart-state fields (wall_shear's
+  /// time sums, in arrays over its wall nodes) copies it into them here. Not timed.
+  void add_before_checkpoint(std::string name, std::string owner, Action action);
+  void before_checkpoint(StepContext& ctx);
 
   struct Timing {
     Phase phase;
@@ -118,6 +123,7 @@ class Scheduler {
   };
   std::vector<Entry> entries_;
   std::vector<Entry> run_end_;  // add_run_end, in registration order
+  std::vector<Entry> before_checkpoint_;  // add_before_checkpoint, in registration order
   std::vector<std::string> moments_every_step_;
   std::vector<std::string> streamed_velocity_;
   Fence fence_;

@@ -151,8 +151,10 @@ void Simulation::run() {
       const int stop_signal = s < steps_ ? stop_poll.after_step(s) : 0;
       if (stop_signal) log::warn(str(signal_name(stop_signal), " received: writing a checkpoint after step ", s));
       if (out_of_time || stop_signal || (checkpoint_every_ > 0 && s % checkpoint_every_ == 0) ||
-          (checkpoint_final_ && s == steps_))
+          (checkpoint_final_ && s == steps_)) {
+        scheduler_->before_checkpoint(ctx);
         checkpoint_after(s);
+      }
       // Stopped early, by a signal or the wall-clock budget: the checkpoint above is where
       // the run continues.
       if (stop_signal || out_of_time) {

@@ -148,9 +148,8 @@ struct WallShearStress {
   double* HEMO_RESTRICT wss;             // 3 rows of `count`, Pa
   bool accumulate;
   double weight;                         // s: the time this sample stands for
-  // 4 rows of the mesh stride (the node field wall_shear_sums, kept in checkpoints), at
-  // each wall node's mesh node: sum |tau| weight, then sum tau weight (x, y, z), Pa s.
-  double* HEMO_RESTRICT sums;
+  double* HEMO_RESTRICT sum_magnitude;   // per wall node: sum |tau| weight, Pa s
+  double* HEMO_RESTRICT sum_vector;      // 3 rows: sum tau weight, Pa s
 
   HEMO_HD void operator()(std::uint32_t i) const {
     const std::uint32_t n = node[i];
@@ -190,11 +189,10 @@ struct WallShearStress {
     wss[c + i] = y;
     wss[2 * c + i] = z;
     if (!accumulate) return;
-    const std::size_t s = stress.stride;
-    sums[n] += std::sqrt(x * x + y * y + z * z) * weight;
-    sums[s + n] += x * weight;
-    sums[2 * s + n] += y * weight;
-    sums[3 * s + n] += z * weight;
+    sum_magnitude[i] += std::sqrt(x * x + y * y + z * z) * weight;
+    sum_vector[i] += x * weight;
+    sum_vector[c + i] += y * weight;
+    sum_vector[2 * c + i] += z * weight;
   }
 };
 

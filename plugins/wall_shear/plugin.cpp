@@ -250,6 +250,10 @@ class WallShearIn final : public WallShear {
       compute(*ctx.fields, ctx.step, ctx.time, sample_due);
       if (file_due) write_instant(ctx.step, ctx.time);
     }, Scheduler::Sync::overlapped);  // no wait for the kernel: the next step's first fenced action takes it
+    st.scheduler.add_before_checkpoint("wall_shear_sums", "wall_shear", [this](StepContext& ctx) {
+      if (!restart_checked_) continue_statistics(*ctx.fields);
+      store_sums();
+    });
     st.scheduler.add_run_end("wall_shear_stats", "wall_shear", [this](StepContext& ctx) {
       if (!restart_checked_) continue_statistics(*ctx.fields);
       if (computed_step_ != ctx.step) compute(*ctx.fields, ctx.step, ctx.time, false);  // /wss: the last state
@@ -399,13 +403,18 @@ class WallShearIn final : public WallShear {
     normal_ = exec::to_device(space_, normal);
     area_ = exec::to_device(space_, area);
     wss_ = exec::DeviceArray<double>(space_, 3 * c);
+    sum_magnitude_ = exec::DeviceArray<double>(space_, c);
+    sum_vector_ = exec::DeviceArray<double>(space_, 3 * c);
     wss_.zero();
+    sum_magnitude_.zero();
+    sum_vector_.zero();
     wall_node_host_ = node;
-    // The time integrals at the wall nodes, in a node field so that checkpoints keep them
-    // (optional restart state: a run continued from a checkpoint written without
-    // wall_shear starts them afresh).
+    // The time integrals, copied at each checkpoint into a node field that checkpoints
+    // keep (optional restart state: a run continued from a checkpoint written without
+    // wall_shear starts them afresh); the kernel adds to the arrays over the wall nodes.
     sums_ = &fields.declare_node_field<double>("wall_shear_sums", 4, "wall_shear",
-                                               "sum |WSS| dt and sum WSS dt (x, y, z) at the wall nodes, Pa s (0 elsewhere)")
+                                               "sum |WSS| dt and sum WSS dt (x, y, z) at the wall nodes as of the last "
+                                               "checkpoint, Pa s (0 elsewhere)")
                  .set_optional_restart_state();
 
     // Rank 0: every rank's wall nodes and the file order (ascending voxel index).
@@ -649,6 +658,15 @@ class WallShearIn final : public WallShear {
                     " s) on, inside the window"));
       return;
     }
+    // The sums the checkpoint held, from the node field into the arrays over the wall nodes.
+    std::vector<double> mag(count_), vec(3 * std::size_t(count_));
+    for (int a = 0; a < 4; ++a) {
+      const std::vector<double> row = sums_->component_to_host(a);
+      for (std::size_t w = 0; w < count_; ++w)
+        (a == 0 ? mag[w] : vec[std::size_t(a - 1) * count_ + w]) = row[wall_node_host_[w]];
+    }
+    sum_magnitude_.upload(mag);
+    sum_vector_.upload(vec);
     for (std::int64_t s = 1; s <= first_step_; ++s) {
       const double t = double(s) * dt_;
       if (s % sample_every_ == 0 && t >= window_start_ && t <= window_end_) {
@@ -659,6 +677,18 @@ class WallShearIn final : public WallShear {
     log::info(str("wall_shear: the statistics continue from the checkpoint: ", samples_, " samples over ",
                   fmt_g(total_time_), " s before step ", first_step_ + 1, " (wall_shear.window_* and sample_every "
                   "must be the run's before the restart)"));
+  }
+
+  /// The sums over the wall nodes into the node field wall_shear_sums, for a checkpoint.
+  void store_sums() {
+    const std::vector<double> mag = sum_magnitude_.to_host(), vec = sum_vector_.to_host();
+    const std::size_t s = sums_->stride();
+    std::vector<double> rows(4 * s, 0.0);
+    for (std::size_t w = 0; w < count_; ++w) {
+      rows[wall_node_host_[w]] = mag[w];
+      for (int a = 0; a < 3; ++a) rows[std::size_t(a + 1) * s + wall_node_host_[w]] = vec[std::size_t(a) * count_ + w];
+    }
+    static_cast<Field<double>*>(sums_)->array().upload(rows);
   }
 
   void compute(FieldRegistry& fields, std::int64_t step, double time, bool sample) {
@@ -710,7 +740,8 @@ class WallShearIn final : public WallShear {
                                                                          wss_.data(),
                                                                          sample,
                                                                          weight,
-                                                                         static_cast<Field<double>*>(sums_)->data()};
+                                                                         sum_magnitude_.data(),
+                                                                         sum_vector_.data()};
             exec::for_each(space_, {0, count_}, kernel, "wall_shear::wall_shear_stress");
           },
           slots);
@@ -759,14 +790,8 @@ class WallShearIn final : public WallShear {
   /// RRT = 1 / ((1 - 2 OSI) TAWSS) = T / |int tau dt| (Himburg et al. 2004).
   void write_statistics(std::int64_t step, double time) {
     std::vector<double> wss = gathered(wss_, 3);
-    // The sums at this rank's wall nodes, as rows of count_ (component 0: |tau|, 1-3: tau).
-    std::vector<double> at_wall(4 * std::size_t(count_));
-    for (int a = 0; a < 4; ++a) {
-      const std::vector<double> row = sums_->component_to_host(a);
-      for (std::size_t w = 0; w < count_; ++w) at_wall[a * std::size_t(count_) + w] = row[wall_node_host_[w]];
-    }
-    const std::vector<double> sum_mag = gathered(std::vector<double>(at_wall.begin(), at_wall.begin() + count_), 1);
-    const std::vector<double> sum_vec = gathered(std::vector<double>(at_wall.begin() + count_, at_wall.end()), 3);
+    const std::vector<double> sum_mag = gathered(sum_magnitude_, 1);
+    const std::vector<double> sum_vec = gathered(sum_vector_, 3);
     if (comm_->rank() != 0) return;
     const std::size_t n = nodes_.size();
     if (samples_ == 0)
@@ -859,8 +884,8 @@ class WallShearIn final : public WallShear {
   std::uint32_t count_ = 0;
   exec::DeviceArray<std::uint32_t> node_, bits_, sources_;
   exec::DeviceArray<Real> normal_, area_;
-  exec::DeviceArray<double> wss_;
-  FieldBase* sums_ = nullptr;                  // wall_shear_sums (4 rows of double)
+  exec::DeviceArray<double> wss_, sum_magnitude_, sum_vector_;
+  FieldBase* sums_ = nullptr;                  // wall_shear_sums (4 rows of double), for checkpoints
   std::vector<std::uint32_t> wall_node_host_;  // each wall node's mesh node
   bool restart_checked_ = false;
   // evaluate = "wall" (find_band)
