@@ -167,8 +167,7 @@ void Simulation::run() {
         break;
       }
     }
-    scheduler_->finish_steps();  // the device's backlog belongs to the steps' wall time
-    summary_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    scheduler_->finish_steps();  // the device's backlog is the steps', not the run-end actions'
     if (StopSignals::caught() && summary_.interrupted_by.empty())
       log::warn(str(signal_name(StopSignals::caught()), " received after the last step: the run ends as it would have"));
     // What sums up the run (plugins' time statistics), after its last step: also when the

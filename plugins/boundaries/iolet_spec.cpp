@@ -243,8 +243,9 @@ std::vector<IoletSpec> read_iolets(const config::Config& boundaries) {
     if (s.backflow > 0.0 && s.model == IoletSpec::Model::zou_he)
       c.fail("backflow_stabilization", "is not available with model = \"zou_he\"; use \"anti_bounce_back\" (or \"nash\")");
     const bool womersley_csv = s.profile == IoletSpec::Profile::womersley && s.time == IoletSpec::Time::csv;
+    const bool oscillates = s.time == IoletSpec::Time::sinusoidal || s.profile == IoletSpec::Profile::womersley;
     if (womersley_csv) {
-      // The CSV's period and its harmonics make the profile (womersley_harmonics).
+      // The CSV's period and its harmonics make the profile (fourier_coefficients).
       for (const char* k : {"period", "amplitude", "phase"})
         if (c.has(k)) c.fail(k, "the CSV gives a Womersley profile's time dependence (its period and harmonics)");
       if (!s.periodic) c.fail("periodic", "a Womersley profile from a CSV repeats it: set periodic = true");
@@ -255,9 +256,6 @@ std::vector<IoletSpec> read_iolets(const config::Config& boundaries) {
       for (phys::Complex& h : s.mean_harmonics) h = 0.5 * h;
     } else if (c.has("harmonics")) {
       c.fail("harmonics", "applies to profile = \"womersley\" with time = \"csv\" only");
-    }
-    const bool oscillates = !womersley_csv && (s.time == IoletSpec::Time::sinusoidal || s.profile == IoletSpec::Profile::womersley);
-    if (womersley_csv) {
     } else if (oscillates) {
       if (!c.has("period")) c.fail("period", "is required for a sinusoidal or Womersley iolet");
       s.period = c.real("period");

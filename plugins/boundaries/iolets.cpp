@@ -151,10 +151,10 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
       for (int j = 0; j < terms; ++j) shape[j * count + i] = Real(6.0 * q19::w<double>(q) * cd * u[j] * to_lattice);
     }
     d.rule_shape = exec::to_device(run_.space, shape);
-    std::vector<Real> zh(3 * zh_unknown.size(), Real(0));
+    std::vector<Real> zh(std::size_t(terms) * zh_unknown.size(), Real(0));
     for (std::size_t i = 0; i < zh_unknown.size(); ++i) {
       const auto u = profile(m.position(node[i]));
-      for (int j = 0; j < 3; ++j) zh[j * zh_unknown.size() + i] = Real(u[j] * to_lattice);
+      for (int j = 0; j < terms; ++j) zh[j * zh_unknown.size() + i] = Real(u[j] * to_lattice);
     }
     d.zh_shape = exec::to_device(run_.space, zh);
   }
@@ -240,7 +240,7 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
     ZouHeNodes<Real, Store> k{link_value, d.node.data(), d.zh_unknown.data(), d.zh_sources.data(), f,
                        d.zh_shape.data(), run_.stride, d.zou_he_nodes, s.axis, s.sign,
                        {Real(-s.normal[0]), Real(-s.normal[1]), Real(-s.normal[2])}, !velocity, drho,
-                       {coef.value[0], coef.value[1], coef.value[2]}, std::visit([](auto where) { return where.state; }, slots),
+                       coef, std::visit([](auto where) { return where.state; }, slots),
                        fields.get<std::uint32_t>("link_source").count() ? fields.get<std::uint32_t>("link_source").data() : nullptr};
     exec::for_each(run_.space, {0, d.zou_he_nodes}, k, "boundaries::zou_he");
   }

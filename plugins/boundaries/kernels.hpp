@@ -19,8 +19,6 @@ namespace hemo::boundaries {
 
 namespace d3q19 = phys::d3q19;
 
-/// Velocity iolets (Ladd): link_value[link[i]] = sum_j coef[j] * shape[j * count + i],
-/// the shapes holding 6 w_q (c_q . d) u_j(x_link) for up to three time terms.
 /// The most terms a velocity iolet's profile has: the mean, then a cosine and a sine term
 /// for each of up to max_womersley_harmonics harmonics (profile = "womersley" with a CSV).
 inline constexpr int max_womersley_harmonics = 16;
@@ -32,8 +30,16 @@ template <class Real>
 struct ProfileCoefficients {
   Real value[max_profile_terms] = {};
   int terms = 1;
+  /// The profile at entry i of `shape` (`terms` rows of `count`): sum_j value[j] shape_j(i).
+  HEMO_HD Real at(const Real* HEMO_RESTRICT shape, std::size_t count, std::uint32_t i) const {
+    Real v = Real(0);
+    for (int j = 0; j < terms; ++j) v += value[j] * shape[std::size_t(j) * count + i];
+    return v;
+  }
 };
 
+/// Velocity iolets (Ladd): link_value[link[i]] = sum_j coef[j] * shape[j * count + i],
+/// the shapes holding 6 w_q (c_q . d) u_j(x_link) for each of the profile's time terms.
 template <class Real>
 struct LaddIoletValues {
   Real* HEMO_RESTRICT link_value;
@@ -41,11 +47,7 @@ struct LaddIoletValues {
   const Real* HEMO_RESTRICT shape;  // `terms` rows of `count`: the profile's terms at each link
   std::uint32_t count;
   ProfileCoefficients<Real> coef;   // each term's factor at this step
-  HEMO_HD void operator()(std::uint32_t i) const {
-    Real v = Real(0);
-    for (int j = 0; j < coef.terms; ++j) v += coef.value[j] * shape[std::size_t(j) * count + i];
-    link_value[link[i]] = v;
-  }
+  HEMO_HD void operator()(std::uint32_t i) const { link_value[link[i]] = coef.at(shape, count, i); }
 };
 
 /// Link-wise pressure rules. Both take the velocity from the node's post-collision
@@ -101,8 +103,8 @@ struct PressureLinks {
 /// set of five on an axis-aligned plane, which gets Zou-He's rule with Hecht & Harting's
 /// transverse correction; every other node (the rim, tilted planes, every velocity node)
 /// gets the general non-equilibrium bounce-back (nebb_*). Pressure: target = prescribed
-/// density - 1; velocity: target = sum_j coef[j] * shape[j * count + i], the normal
-/// velocity at the node.
+/// density - 1; velocity: target = coef.at(shape, count, i), the normal velocity at the
+/// node.
 inline constexpr std::uint32_t zou_he_full_face = 1u << 31;
 
 template <class Real, class Store = Real>
@@ -112,13 +114,13 @@ struct ZouHeNodes {
   const std::uint32_t* HEMO_RESTRICT unknown;
   const std::uint32_t* HEMO_RESTRICT sources;  // 18 rows of count: each node's pull codes (link_codes.hpp)
   const Store* HEMO_RESTRICT f;
-  const Real* HEMO_RESTRICT shape;  // velocity only
+  const Real* HEMO_RESTRICT shape;  // velocity only: coef.terms rows of count
   std::uint32_t stride, count;
   int axis, sign;  // axis < 0: the plane is tilted
   Real normal[3];  // inward unit normal
   bool pressure;
   Real target_drho;
-  Real coef[3];
+  ProfileCoefficients<Real> coef;  // velocity only
   mesh::PopulationState state = mesh::PopulationState::ab;  // of the populations after the last step
   const std::uint32_t* HEMO_RESTRICT link_source = nullptr;  // coded links between fluid nodes pull (lb_vlbm)
   HEMO_HD void operator()(std::uint32_t i) const {
@@ -136,7 +138,7 @@ struct ZouHeNodes {
       const Real read = from != mesh::wall_link ? Real(f[mesh::incoming_slot(state, stride, q, n, from)]) : reflected;
       h[q] = coded ? read + link_value[mesh::link_index(src)] : read;
     }
-    const Real u = pressure ? Real(0) : coef[0] * shape[i] + coef[1] * shape[count + i] + coef[2] * shape[2 * count + i];
+    const Real u = pressure ? Real(0) : coef.at(shape, count, i);
     if (!pressure) phys::nebb_velocity(h, mask, normal, u);  // bit 31 is beyond q < 19
     else if (mask & zou_he_full_face) phys::zou_he_pressure(h, axis, sign, Real(1) + target_drho);
     else phys::nebb_pressure(h, mask, normal, Real(1) + target_drho);

@@ -67,7 +67,8 @@ template <class Real, class Store = Real, class View = mesh::NodeListView>
 struct BandStress {
   // Latency bound (18 codes, then 19 gathers a node): 5 blocks of 256 an SM in fp32
   // instead of the 4 its 60 registers allow (48, 64 B spilled): 27.7 -> 23.5 us a sample
-  // on the aorta (H100, ncu, 2026-11-26). fp64 would spill 250 B: left alone.
+  // on the aorta (H100, ncu by hand: plugins/wall_shear/README.md, "Cost"; 2026-11-26).
+  // fp64 would spill 250 B: left alone.
   static constexpr int min_blocks_per_sm = sizeof(Real) == 4 ? 5 : 2;
   NodeStress<Real, Store, View> stress;
   const std::uint32_t* HEMO_RESTRICT node;     // per band node: its mesh node

@@ -250,12 +250,10 @@ class WallShearIn final : public WallShear {
       compute(*ctx.fields, ctx.step, ctx.time, sample_due);
       if (file_due) write_instant(ctx.step, ctx.time);
     }, Scheduler::Sync::overlapped);  // no wait for the kernel: the next step's first fenced action takes it
-    st.scheduler.add_before_checkpoint("wall_shear_sums", "wall_shear", [this](StepContext& ctx) {
-      if (!restart_checked_) continue_statistics(*ctx.fields);
-      store_sums();
-    });
+    // (A checkpoint follows a step, whose action above continued the statistics.)
+    st.scheduler.add_before_checkpoint("wall_shear_sums", "wall_shear", [this](StepContext&) { store_sums(); });
     st.scheduler.add_run_end("wall_shear_stats", "wall_shear", [this](StepContext& ctx) {
-      if (!restart_checked_) continue_statistics(*ctx.fields);
+      if (!restart_checked_) continue_statistics(*ctx.fields);  // a run of no steps
       if (computed_step_ != ctx.step) compute(*ctx.fields, ctx.step, ctx.time, false);  // /wss: the last state
       write_statistics(ctx.step, ctx.time);
     });
@@ -552,8 +550,7 @@ class WallShearIn final : public WallShear {
     for (std::size_t p = 0; p < queue.size(); ++p) {
       const double d = below[p].first;
       // Only where an inner node's stress or its outer neighbour's may be read: the band
-      // once began at the wall (aorta: 207,245 band nodes, now 141,214; +13.1% -> +11.9%
-      // per step sampling every step, H100, tools/bench/wall_shear_cost.py, 2026-11-26).
+      // once began at the wall (aorta: 207,245 band nodes, now 141,214; the files unchanged).
       if (!(d >= inner_from && d <= band_reach)) continue;
       band.push_back(queue[p]);
       if (!is_inner(d)) continue;
@@ -751,9 +748,7 @@ class WallShearIn final : public WallShear {
   /// An array of `components` rows of count_ on the device, gathered to rank 0 in file
   /// order, node-major (N x components). Collective.
   std::vector<double> gathered(const exec::DeviceArray<double>& rows, int components) {
-    return gathered(rows.to_host(), components);
-  }
-  std::vector<double> gathered(const std::vector<double>& local, int components) {
+    const std::vector<double> local = rows.to_host();
     std::vector<double> mine(std::size_t(count_) * components);
     for (std::size_t w = 0; w < count_; ++w)
       for (int a = 0; a < components; ++a) mine[w * components + a] = local[std::size_t(a) * count_ + w];

@@ -98,3 +98,18 @@ def replace_doc_section(docs, lines, page="performance.md"):
         text = text[:at] + body + text[at:] if at >= 0 else text + "\n" + body
     with open(path, "w") as f:
         f.write(text)
+
+
+def step_time(hemoflow, case, steps, out, sets=(), backend="cuda"):
+    """Time per step (ms) of `case` with `sets` (KEY=VALUE): the difference of hemoflow's
+    wall time for 2N and for N steps, over N, so that what a run pays once (set-up, the
+    last step's check and outputs, the device's backlog at the end) cancels. Returns
+    (ms, summary of the 2N run); the runs go to out_N and out_2N."""
+    summaries = []
+    for n in (steps, 2 * steps):
+        cmd = [hemoflow, "run", case, "--quiet", "--progress", "never", "--backend", backend, "--steps", str(n),
+               "--output", f"{out}_{n}", "--set", "output.final=false", "--set", f"run.check_every={n}"]
+        for kv in sets:
+            cmd += ["--set", kv]
+        summaries.append(run_summary(cmd, f"{out}_{n}"))
+    return 1e3 * (summaries[1]["wall_seconds"] - summaries[0]["wall_seconds"]) / steps, summaries[1]

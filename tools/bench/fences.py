@@ -24,7 +24,7 @@ import os
 import statistics
 import sys
 
-from benchlib import ROOT, commit, replace_doc_section, run_summary, write_json
+from benchlib import ROOT, commit, replace_doc_section, step_time, write_json
 
 # name, case, N (steps of the shorter run), settings: small to large, the fluid alone and
 # with what each kind of plugin adds (iolets with Windkessel outlets, lb_vlbm, cells).
@@ -38,17 +38,10 @@ CASES = [
 
 
 def run(a, name, case, steps, sets, fence, rep):
-    out = []
-    for n in (steps, 2 * steps):
-        folder = f"{a.work}/{name}_{'fenced' if fence else 'free'}_{rep}_{n}"
-        cmd = [a.hemoflow, "run", os.path.join(ROOT, case), "--quiet", "--progress", "never", "--backend", "cuda",
-               "--steps", str(n), "--output", folder, "--set", "output.final=false", "--set", f"run.check_every={n}",
-               "--set", f"run.fence_actions={'true' if fence else 'false'}"]
-        for kv in sets:
-            cmd += ["--set", kv]
-        out.append(run_summary(cmd, folder))
-    return {"ms": 1e3 * (out[1]["wall_seconds"] - out[0]["wall_seconds"]) / steps,
-            "checksum": out[1]["population_checksum"], "nodes": out[0]["fluid_nodes"], "device": out[0].get("device", "")}
+    ms, s = step_time(a.hemoflow, os.path.join(ROOT, case), steps,
+                      f"{a.work}/{name}_{'fenced' if fence else 'free'}_{rep}",
+                      [f"run.fence_actions={'true' if fence else 'false'}", *sets])
+    return {"ms": ms, "checksum": s["population_checksum"], "nodes": s["fluid_nodes"], "device": s.get("device", "")}
 
 
 def section(d):

@@ -33,29 +33,19 @@ import os
 import statistics
 import sys
 
-from benchlib import ROOT, commit, replace_doc_section, run_summary, write_json
+from benchlib import ROOT, commit, replace_doc_section, run_summary, step_time, write_json
 
 TARGET = 0.05
 
 
 def run(a, out, with_wss, sets=()):
-    """The time per step of the aorta with or without wall_shear: the difference of a run of
-    2N and one of N steps, over N, so that what a run pays once (set-up, the last step's
-    check, the statistics file, the device's backlog at the end) cancels."""
+    """The time per step of the aorta with or without wall_shear (benchlib.step_time)."""
     plugins = '["lb_bgk","lb_vlbm","boundaries","wall_shear"]' if with_wss else '["lb_bgk","lb_vlbm","boundaries"]'
-    summaries = []
-    for steps in (a.steps, 2 * a.steps):
-        cmd = [a.hemoflow, "run", os.path.join(ROOT, "cases", "aorta.toml"), "--quiet", "--progress", "never",
-               "--backend", a.backend, "--steps", str(steps), "--output", f"{out}_{steps}", "--set",
-               f"run.plugins={plugins}", "--set", "output.final=false", "--set", f"run.check_every={steps}"]
-        if with_wss:
-            cmd += ["--set", "wall_shear.every=0", "--set", "wall_shear.sample_every=1"]
-        for kv in sets:  # a variant's settings, after the defaults
-            cmd += ["--set", kv]
-        summaries.append(run_summary(cmd, f"{out}_{steps}"))
-    s1, s2 = summaries
-    return {"ms_per_step": 1e3 * (s2["wall_seconds"] - s1["wall_seconds"]) / a.steps, "fluid_nodes": s1["fluid_nodes"],
-            "device": s1.get("device", ""), "layout": s1.get("layout", ""), "precision": s1.get("precision", "")}
+    wss = ["wall_shear.every=0", "wall_shear.sample_every=1"] if with_wss else []
+    ms, s = step_time(a.hemoflow, os.path.join(ROOT, "cases", "aorta.toml"), a.steps, out,
+                      [f"run.plugins={plugins}", *wss, *sets], a.backend)  # a variant's settings last
+    return {"ms_per_step": ms, "fluid_nodes": s["fluid_nodes"], "device": s.get("device", ""),
+            "layout": s.get("layout", ""), "precision": s.get("precision", "")}
 
 
 def run_sampling(a):
