@@ -37,4 +37,27 @@ HEMO_HD constexpr Real w(int q) {
 /// Direction with c_opposite(q) = -c_q.
 HEMO_HD constexpr int opposite(int q) { return q == 0 ? 0 : ((q & 1) ? q + 1 : q - 1); }
 
+/// c_q . (x, y, z) from c_q's nonzero components only, in the order x, y, z. IEEE
+/// arithmetic may not drop a product by a zero component (0 * x is -0 for negative x, NaN
+/// for infinite x), so the full sum costs a multiply and an add per zero component: in an
+/// unrolled loop over q these branches are constants, and the collision saves about 50
+/// instructions a node (docs/bytes_per_update.md, section 10). The result equals the full
+/// sum cx x + cy y + cz z, bit for bit, for finite operands wherever it is not zero; a
+/// zero may differ in its sign, which the callers absorb (equilibrium.hpp, guo_forcing.hpp).
+template <class Real>
+HEMO_HD Real c_dot(int q, const Real& x, const Real& y, const Real& z) {
+  Real s = Real(0);
+  bool first = true;
+  auto add = [&](int c, const Real& v) {
+    if (c == 0) return;
+    const Real t = c > 0 ? v : -v;
+    s = first ? t : s + t;
+    first = false;
+  };
+  add(cx(q), x);
+  add(cy(q), y);
+  add(cz(q), z);
+  return s;
+}
+
 }  // namespace hemo::phys::d3q19

@@ -14,11 +14,15 @@ namespace hemo::phys {
 /// Guo source term for direction q, already multiplied by (1 - omega/2).
 template <class Real>
 HEMO_HD Real guo_source(int q, Real omega, const Vec3<Real>& u, const Vec3<Real>& F) {
-  const Real cx = Real(d3q19::cx(q)), cy = Real(d3q19::cy(q)), cz = Real(d3q19::cz(q));
-  const Real cu = cx * u.x + cy * u.y + cz * u.z;
-  const Real gx = Real(3) * (cx - u.x) + Real(9) * cu * cx;
-  const Real gy = Real(3) * (cy - u.y) + Real(9) * cu * cy;
-  const Real gz = Real(3) * (cz - u.z) + Real(9) * cu * cz;
+  // Component a of 3 (c - u) + 9 (c.u) c. For c_a = 0 the second term, 9 cu * 0 = +-0,
+  // is left out: 3 (0 - u_a) is never -0, so adding +-0 would not change it. For
+  // c_a = +-1 a zero cu's sign (d3q19::c_dot) vanishes beside 3 (c_a - u_a), nonzero for
+  // any |u_a| < 1. Bit for bit the full expression for finite operands.
+  const Real cu = d3q19::c_dot(q, u.x, u.y, u.z);
+  auto g = [&](int c, Real ua) {
+    return c == 0 ? Real(3) * (Real(0) - ua) : Real(3) * (Real(c) - ua) + Real(9) * cu * Real(c);
+  };
+  const Real gx = g(d3q19::cx(q), u.x), gy = g(d3q19::cy(q), u.y), gz = g(d3q19::cz(q), u.z);
   return (Real(1) - Real(0.5) * omega) * d3q19::w<Real>(q) * (gx * F.x + gy * F.y + gz * F.z);
 }
 

@@ -57,16 +57,16 @@ HEMO_HD phys::Vec3<Real> body_force(const Real (&h)[d3q19::Q], const phys::Vec3<
 
 /// Step 1 of a pull update: the populations that stream into node n, h_q from the node
 /// at x - c_q, or bounced back (link_codes.hpp) with a coded link's momentum term. The
-/// layout's view (core/mesh/lattice_view.hpp) says where x - c_q is.
+/// layout's view (core/mesh/lattice_view.hpp) said where x - c_q is: src, may_be_coded
+/// from its warp_sources(), which every thread calls before a brick's holes return.
 template <class Real, class Store, class View>
 HEMO_HD void pull(Real (&h)[d3q19::Q], const Store* HEMO_RESTRICT in, const View& lattice,
-                  const Real* HEMO_RESTRICT link_value, std::size_t s, std::uint32_t n) {
+                  const std::uint32_t (&src)[d3q19::Q], bool may_be_coded, const Real* HEMO_RESTRICT link_value,
+                  std::size_t s, std::uint32_t n) {
   // All 18 sources first, then 19 loads whose addresses need no branch: every load of
   // the node is in flight at once. (Branching on the link kind before each load left
   // the GPU waiting on one index at a time: 51% of the copy bandwidth instead of 87%
   // on an H200, docs/performance.md.)
-  std::uint32_t src[d3q19::Q];
-  const bool may_be_coded = lattice.sources(n, src);
   h[0] = Real(in[n]);
   HEMO_UNROLL
   for (int q = 1; q < d3q19::Q; ++q) {
@@ -117,10 +117,12 @@ struct CollideStream {
   std::uint32_t step_seed = 0;  // 16-bit storage: 0 nearest rounding, else dithered (lb_bgk.rounding)
 
   HEMO_HD void operator()(std::uint32_t n) const {
+    std::uint32_t src[d3q19::Q];
+    const bool may_be_coded = lattice.warp_sources(n, src);
     if (!lattice.is_fluid(n)) return;
     const std::size_t s = stride;
     Real h[d3q19::Q];
-    pull(h, f_in, lattice, link_value, s, n);
+    pull(h, f_in, lattice, src, may_be_coded, link_value, s, n);
     const phys::Vec3<Real> F = body_force(h, acceleration, force, n, s);
     relax_and_store(h, collision, F, n, s, f_out, write_moments, density, velocity, step_seed);
   }
@@ -151,10 +153,10 @@ struct CollideStreamInPlace {
   bool odd = false;  // the step's parity (steps count from 1)
 
   HEMO_HD void operator()(std::uint32_t n) const {
+    std::uint32_t src[d3q19::Q];
+    const bool may_be_coded = odd ? lattice.warp_sources(n, src) : lattice.coded_links(n, src);
     if (!lattice.is_fluid(n)) return;
     const std::size_t s = stride;
-    std::uint32_t src[d3q19::Q];
-    const bool may_be_coded = odd ? lattice.sources(n, src) : lattice.coded_links(n, src);
     // Slot of direction q: row opp(q) of the node it is pulled from (odd steps), else
     // row q of this node; written back with f*_opp(q). With 32- and 64-bit storage the
     // slots are recomputed from src for the write-back (88 instead of 102 registers:
@@ -217,10 +219,10 @@ struct StreamedVelocity {
   mesh::PopulationState state = mesh::PopulationState::ab;
 
   HEMO_HD void operator()(std::uint32_t n) const {
+    std::uint32_t src[d3q19::Q];
+    const bool may_be_coded = lattice.warp_sources(n, src);
     if (!lattice.is_fluid(n)) return;
     const std::size_t s = stride;
-    std::uint32_t src[d3q19::Q];
-    const bool may_be_coded = lattice.sources(n, src);
     Real h[d3q19::Q];
     h[0] = Real(f_in[n]);
     HEMO_UNROLL
