@@ -501,17 +501,16 @@ def write_markdown(a, records, gpu_bw, cpu_bw, commit, date, ncu, fx):
           "cells bitwise equal on one CPU rank, one GPU and two): `tools/bench/rbc.py --ranks 1,2`, written to "
           "[rbc_scaling.md](rbc_scaling.md).", ""]
     L += ["## Fewer bytes per update (issue 16)", "",
-          "What other population layouts would move per fluid-node update, counted from the bench geometries and "
-          "the patient surfaces as voxelized (the fill of 4^3 and 8^3 bricks measured, nothing timed): "
-          "`tools/bench/layouts.py`, written to [layouts.md](layouts.md). Bricks of 4^3 hold 0.81-1.00 of their "
-          "voxels as fluid on all five, so a brick layout would move 155-190 B per update in FP32 (today's node "
-          "list: 224) and 79-97 B with 16-bit storage; none of it is built yet. What one rounding of the populations "
-          "to a 16-bit format does to density and velocity on four developed flows (IEEE half with and without a "
-          "range shift, and a format of 4 exponent and 11 mantissa bits): `tools/bench/fp16_storage.py`, written to "
-          "[fp16_storage.md](fp16_storage.md). The design that follows from both: "
-          "[bytes_per_update.md](bytes_per_update.md). The 16-bit storage is built; its speed and memory are in "
-          "\"Population storage\" above when this run measured it, and alone in "
-          "[performance-storage.md](performance-storage.md) (`tools/bench/bench.py --only-storage`).", ""]
+          'What other population layouts would move per fluid-node update, counted from the bench geometries '
+          'and the patient surfaces as voxelized (the fill of 4^3 and 8^3 bricks measured, nothing timed): '
+          '`tools/bench/layouts.py`, written to [layouts.md](layouts.md). What one rounding of the populations '
+          'to a 16-bit format does to density and velocity on four developed flows: '
+          '`tools/bench/fp16_storage.py`, written to [fp16_storage.md](fp16_storage.md). Built since: 16-bit '
+          'storage (`lb_bgk.storage`), bricks of 4^3 (`lattice.layout`) and in-place streaming '
+          '(`lb_bgk.streaming`); their speed and memory beside FluidX3D of the same device call are in '
+          '[performance-storage.md](performance-storage.md) (`tools/bench/bench.py --only-storage`), the '
+          'design, the history of the measurements and where the issue stands in '
+          '[bytes_per_update.md](bytes_per_update.md).', ""]
     L += ["## Several GPUs", ""] + scaling_section(a.docs) + [""] + wall_shear_section(a.docs) + [
           "## Reproduce", "",
           "On a machine with the GPU (or, without one, `--backend cpu`):", "",
