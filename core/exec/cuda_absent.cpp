@@ -28,9 +28,14 @@ void synchronize_compute(const char*) {}
 bool compute_idle() { return true; }
 void* allocate_pinned(std::size_t) { absent(); }
 void release_pinned(void*) noexcept {}
-AsyncDownload::AsyncDownload() { absent(); }
-AsyncDownload::~AsyncDownload() = default;
-void AsyncDownload::copy(void*, const void*, std::size_t) { absent(); }
-void AsyncDownload::wait() {}
+AsyncCopy::AsyncCopy() { absent(); }
+AsyncCopy::~AsyncCopy() = default;
+void AsyncCopy::copy(void*, const void*, std::size_t) { absent(); }
+void AsyncCopy::after_compute() {}
+void AsyncCopy::wait() {}
+IpcHandle ipc_handle(void*) { absent(); }
+void* open_ipc_handle(const IpcHandle&) { absent(); }
+void close_ipc_handle(void*) noexcept {}
+bool can_access_peer(int) { return false; }
 
 }  // namespace hemo::exec::cuda

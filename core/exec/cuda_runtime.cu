@@ -1,6 +1,8 @@
 // CUDA implementation of core/exec/cuda_runtime.hpp.
 #include <cuda_runtime.h>
 
+#include <cstring>
+
 #include "core/exec/cuda_check.cuh"
 #include "core/exec/cuda_runtime.hpp"
 
@@ -89,7 +91,7 @@ bool compute_idle() {
   return true;
 }
 
-AsyncDownload::AsyncDownload() {
+AsyncCopy::AsyncCopy() {
   cudaStream_t s = nullptr;
   cudaEvent_t e = nullptr;
   HEMO_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -98,21 +100,51 @@ AsyncDownload::AsyncDownload() {
   ready_ = e;
 }
 
-AsyncDownload::~AsyncDownload() {
+AsyncCopy::~AsyncCopy() {
   cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));
   cudaEventDestroy(static_cast<cudaEvent_t>(ready_));
   cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
 }
 
-void AsyncDownload::copy(void* dst, const void* src, std::size_t bytes) {
-  auto s = static_cast<cudaStream_t>(stream_);
+void AsyncCopy::after_compute() {
   auto e = static_cast<cudaEvent_t>(ready_);
   HEMO_CUDA_CHECK(cudaEventRecord(e, 0));
-  HEMO_CUDA_CHECK(cudaStreamWaitEvent(s, e, 0));
-  HEMO_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
+  HEMO_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream_), e, 0));
 }
 
-void AsyncDownload::wait() { check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "asynchronous download"); }
+void AsyncCopy::copy(void* dst, const void* src, std::size_t bytes) {
+  after_compute();
+  // Unified addressing tells host from device, this device from a peer's mapping.
+  HEMO_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream_)));
+}
+
+void AsyncCopy::wait() { check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "asynchronous copy"); }
+
+IpcHandle ipc_handle(void* device_ptr) {
+  cudaIpcMemHandle_t h;
+  HEMO_CUDA_CHECK(cudaIpcGetMemHandle(&h, device_ptr));
+  static_assert(sizeof(h) == sizeof(IpcHandle::bytes));
+  IpcHandle out;
+  std::memcpy(out.bytes, &h, sizeof(h));
+  return out;
+}
+
+void* open_ipc_handle(const IpcHandle& handle) {
+  cudaIpcMemHandle_t h;
+  std::memcpy(&h, handle.bytes, sizeof(h));
+  void* p = nullptr;
+  HEMO_CUDA_CHECK(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess));
+  return p;
+}
+
+void close_ipc_handle(void* ptr) noexcept { cudaIpcCloseMemHandle(ptr); }
+
+bool can_access_peer(int peer) {
+  const int self = current_device();
+  if (peer == self) return true;
+  int can = 0;
+  return cudaDeviceCanAccessPeer(&can, self, peer) == cudaSuccess && can != 0;
+}
 
 void* allocate_pinned(std::size_t bytes) {
   void* p = nullptr;

@@ -64,21 +64,42 @@ bool compute_idle();
 void* allocate_pinned(std::size_t bytes);
 void release_pinned(void* ptr) noexcept;
 
-/// Device-to-host copies that overlap with later kernels. Each copy waits, on the device,
-/// for the work issued before it on the compute stream, then runs on a stream of its own;
-/// wait() blocks the calling thread until every copy issued so far has landed.
-class AsyncDownload {
+/// Copies that overlap with later kernels: device to host (pinned), or device to device,
+/// also into another process's memory opened by open_ipc_handle (the halo exchange
+/// between ranks of one node). Each copy waits, on the device, for the work issued before
+/// it on the compute stream, then runs on a stream of its own; wait() blocks the calling
+/// thread until every copy issued so far has landed.
+class AsyncCopy {
  public:
-  AsyncDownload();
-  ~AsyncDownload();
-  AsyncDownload(const AsyncDownload&) = delete;
-  AsyncDownload& operator=(const AsyncDownload&) = delete;
-  void copy(void* pinned_host_dst, const void* device_src, std::size_t bytes);
+  AsyncCopy();
+  ~AsyncCopy();
+  AsyncCopy(const AsyncCopy&) = delete;
+  AsyncCopy& operator=(const AsyncCopy&) = delete;
+  void copy(void* dst, const void* device_src, std::size_t bytes);
+  /// Orders the copy stream after the compute stream's work so far without copying: wait()
+  /// then also waits for that work.
+  void after_compute();
   void wait();
 
  private:
   void* stream_ = nullptr;
   void* ready_ = nullptr;
 };
+
+/// CUDA IPC (ranks that share a node): 64 opaque bytes that name a device allocation of
+/// this process for another process of the same node, which maps it with
+/// open_ipc_handle() and may then copy into it device to device (over NVLink where the
+/// devices have it). The exporter must not free the allocation while another process has
+/// it open (CUDA leaves that undefined).
+struct IpcHandle {
+  unsigned char bytes[64] = {};
+};
+IpcHandle ipc_handle(void* device_ptr);
+/// Maps another process's allocation into this one; throws where the driver refuses.
+void* open_ipc_handle(const IpcHandle& handle);
+void close_ipc_handle(void* ptr) noexcept;
+/// Whether this process's current device can copy directly into memory of device `peer`
+/// (the same device: yes).
+bool can_access_peer(int peer);
 
 }  // namespace hemo::exec::cuda

@@ -1,5 +1,7 @@
 #include "core/fields/halo_exchange.hpp"
 
+#include <unistd.h>
+
 #include <bit>
 #include <chrono>
 #include <cstdlib>
@@ -27,7 +29,7 @@ exec::RowList rows_of(HaloRows which, int components, std::uint32_t directions) 
 
 }  // namespace
 
-HaloExchange::HaloExchange(comm::Communicator& comm, const mesh::SparseMesh& mesh, exec::Space space)
+HaloExchange::HaloExchange(comm::Communicator& comm, const mesh::SparseMesh& mesh, exec::Space space, bool device_peers)
     : comm_(comm), mesh_(mesh), space_(space), send_host_(space), receive_host_(space) {
   // The peer owning each halo node (for the reverse exchange's keep masks).
   std::vector<int> peer_of(std::size_t(mesh.stride) - mesh.num_nodes, -1);
@@ -65,7 +67,80 @@ HaloExchange::HaloExchange(comm::Communicator& comm, const mesh::SparseMesh& mes
     p.reverse_keep = exec::to_device(space, keep);
     peers_.push_back(std::move(p));
   }
-  if (space == exec::Space::cuda && !peers_.empty()) download_ = std::make_unique<exec::cuda::AsyncDownload>();
+  if (space == exec::Space::cuda && !peers_.empty()) {
+    copies_ = std::make_unique<exec::cuda::AsyncCopy>();
+    if (device_peers) connect_device_peers();
+  }
+}
+
+namespace {
+/// What a rank tells each peer to decide on copies device to device: where it runs.
+struct Whereabouts {
+  char host[64] = {};
+  std::int64_t pid = 0;
+  std::int32_t device = -1, pad = 0;
+};
+/// Its answer: whether it will take part, and the handle of its inbox for that peer.
+struct Invitation {
+  std::int32_t accepts = 0, pad = 0;
+  exec::cuda::IpcHandle inbox;
+};
+}  // namespace
+
+void HaloExchange::connect_device_peers() {
+  // Two blocking rounds with every peer. A pair copies device to device only where both
+  // run in different processes of one host and each device reaches the other's; an inbox
+  // is allocated only for a peer that may accept, and kept only where it did.
+  Whereabouts mine;
+  gethostname(mine.host, sizeof(mine.host) - 1);
+  mine.pid = std::int64_t(getpid());
+  mine.device = exec::cuda::current_device();
+  std::vector<Whereabouts> theirs(peers_.size());
+  std::vector<comm::Message> sends, receives;
+  for (std::size_t k = 0; k < peers_.size(); ++k) {
+    sends.push_back({peers_[k].rank, 0, {reinterpret_cast<unsigned char*>(&mine), sizeof(mine)}});
+    receives.push_back({peers_[k].rank, 0, {reinterpret_cast<unsigned char*>(&theirs[k]), sizeof(Whereabouts)}});
+  }
+  comm_.start_exchange(sends, receives);
+  comm_.finish_exchange();
+  std::vector<Invitation> offers(peers_.size()), answers(peers_.size());
+  for (std::size_t k = 0; k < peers_.size(); ++k) {
+    Peer& p = peers_[k];
+    const Whereabouts& w = theirs[k];
+    const bool same_host = std::strncmp(w.host, mine.host, sizeof(mine.host)) == 0;
+    if (p.rank == comm_.rank() || !same_host || w.pid == mine.pid || !exec::cuda::can_access_peer(w.device)) continue;
+    // Room for any field of up to 19 components of 8 bytes at the larger of the two node
+    // lists (forward or reverse); both sides compute the same number.
+    p.capacity = std::size_t(std::max(p.sends, p.receives)) * phys::d3q19::Q * sizeof(double);
+    p.inbox = static_cast<unsigned char*>(exec::cuda::allocate(2 * p.capacity));
+    offers[k].accepts = 1;
+    offers[k].inbox = exec::cuda::ipc_handle(p.inbox);
+  }
+  sends.clear();
+  receives.clear();
+  for (std::size_t k = 0; k < peers_.size(); ++k) {
+    sends.push_back({peers_[k].rank, 0, {reinterpret_cast<unsigned char*>(&offers[k]), sizeof(Invitation)}});
+    receives.push_back({peers_[k].rank, 0, {reinterpret_cast<unsigned char*>(&answers[k]), sizeof(Invitation)}});
+  }
+  comm_.start_exchange(sends, receives);
+  comm_.finish_exchange();
+  for (std::size_t k = 0; k < peers_.size(); ++k) {
+    Peer& p = peers_[k];
+    if (offers[k].accepts && answers[k].accepts) {
+      p.outbox = static_cast<unsigned char*>(exec::cuda::open_ipc_handle(answers[k].inbox));
+      p.device_peer = true;
+    } else if (p.inbox) {
+      exec::cuda::release(p.inbox);  // the peer declined: it never opened it
+      p.inbox = nullptr;
+      p.capacity = 0;
+    }
+  }
+}
+
+int HaloExchange::device_peer_count() const {
+  int n = 0;
+  for (const Peer& p : peers_) n += p.device_peer ? 1 : 0;
+  return n;
 }
 
 HaloExchange::~HaloExchange() {
@@ -75,7 +150,12 @@ HaloExchange::~HaloExchange() {
     } catch (...) {
     }
   }
-  download_.reset();
+  copies_.reset();
+  // The peers' inboxes are closed; this rank's own are left to the end of the process:
+  // freeing one while a peer still has it open is undefined (cuda_runtime.hpp), and a
+  // destructor must not wait for the peers (it also runs when this rank fails alone).
+  for (Peer& p : peers_)
+    if (p.outbox) exec::cuda::close_ipc_handle(p.outbox);
 }
 
 void HaloExchange::reserve(std::size_t send_bytes, std::size_t receive_bytes) {
@@ -121,19 +201,28 @@ void HaloExchange::start(Field<T>& field, HaloRows which, HaloDirection directio
   }
   sends_.clear();
   receives_.clear();
+  const std::size_t parity = exchanges_++ & 1u;
+  if (copies_) copies_->after_compute();  // a token below also means: this packing (and so the last scatter) is done
   for (Peer& p : peers_) {
     const std::size_t out = reverse_ ? p.receives : p.sends, in = reverse_ ? p.sends : p.receives;
-    sends_.push_back({p.rank, 0, {send_host_.bytes() + p.send_offset, std::size_t(p.send_rows.count) * out * sizeof(T)}});
-    receives_.push_back(
-        {p.rank, 0, {receive_host_.bytes() + p.receive_offset, std::size_t(p.receive_rows.count) * in * sizeof(T)}});
+    const std::size_t out_bytes = std::size_t(p.send_rows.count) * out * sizeof(T);
+    const std::size_t in_bytes = std::size_t(p.receive_rows.count) * in * sizeof(T);
+    // Device to device where the field fits the inboxes (both sides decide alike: the
+    // peer's in_bytes are these out_bytes, its capacity this one).
+    p.direct = p.device_peer && out_bytes <= p.capacity && in_bytes <= p.capacity;
+    if (p.direct) {
+      if (out_bytes) copies_->copy(p.outbox + parity * p.capacity, send_device_.data() + p.send_offset, out_bytes);
+      sends_.push_back({p.rank, 0, {&p.token_out, 1}});
+      receives_.push_back({p.rank, 0, {&p.token_in, 1}});
+      continue;
+    }
+    // On a copy stream, after the packing kernel; the caller goes on queueing the interior.
+    if (space_ == exec::Space::cuda && out_bytes) copies_->copy(send_host_.data() + p.send_offset, send_device_.data() + p.send_offset, out_bytes);
+    sends_.push_back({p.rank, 0, {send_host_.bytes() + p.send_offset, out_bytes}});
+    receives_.push_back({p.rank, 0, {receive_host_.bytes() + p.receive_offset, in_bytes}});
   }
   in_flight_ = true;
-  if (space_ == exec::Space::cuda) {
-    // On a copy stream, after the packing kernel; the caller goes on queueing the interior.
-    download_->copy(send_host_.data(), send_device_.data(), send_bytes);
-  } else {
-    post();
-  }
+  if (space_ != exec::Space::cuda) post();
 }
 
 template <class T>
@@ -142,7 +231,7 @@ void HaloExchange::finish(Field<T>& field) {
   if (!in_flight_) throw std::logic_error("halo exchange: finish() without start()");
   in_flight_ = false;
   if (space_ == exec::Space::cuda) {
-    download_->wait();  // the edge values are on the host (the interior kernel still runs)
+    copies_->wait();  // the edge values are on the host or in the peers' inboxes (the interior kernel still runs)
     post();
     // Drive the messages while the GPU works; what remains once it is idle is exposed.
     bool gpu_done = false, messages_done = false;
@@ -166,12 +255,15 @@ void HaloExchange::finish(Field<T>& field) {
   // The halo nodes of one peer are contiguous on the node list (each row is one copy);
   // with bricks they are scattered over the halo bricks' slots.
   const auto t0 = clock::now();
+  const std::size_t parity = (exchanges_ - 1) & 1u;
   for (const Peer& p : peers_) {
-    const T* in = reinterpret_cast<const T*>(receive_host_.bytes() + p.receive_offset);
+    // Values from a device peer are in this rank's inbox already (device memory).
+    const T* in = p.direct ? reinterpret_cast<const T*>(p.inbox + parity * p.capacity)
+                           : reinterpret_cast<const T*>(receive_host_.bytes() + p.receive_offset);
     if (p.scattered || reverse_) {
       const std::uint32_t count = reverse_ ? p.sends : p.receives;
       const std::size_t bytes = std::size_t(p.receive_rows.count) * count * sizeof(T);
-      if (space_ == exec::Space::cuda) {
+      if (space_ == exec::Space::cuda && !p.direct) {
         // Each peer at its own offset: a scatter still running never sees the next peer's copy.
         const std::size_t end = p.receive_offset + bytes;
         if (receive_device_.size() < end) {
@@ -192,7 +284,8 @@ void HaloExchange::finish(Field<T>& field) {
     for (int r = 0; r < p.receive_rows.count; ++r) {
       T* dst = field.component(p.receive_rows.row[r]) + p.receive_begin;
       const T* src = in + std::size_t(r) * p.receives;
-      if (space_ == exec::Space::cuda) exec::cuda::copy_to_device(dst, src, p.receives * sizeof(T));
+      if (p.direct) exec::cuda::copy_on_device(dst, src, p.receives * sizeof(T));  // queued after the interior
+      else if (space_ == exec::Space::cuda) exec::cuda::copy_to_device(dst, src, p.receives * sizeof(T));
       else std::memcpy(dst, src, p.receives * sizeof(T));
     }
   }

@@ -6,10 +6,13 @@
 //   collide_interior  update the interior nodes while the messages fly;
 //   halo_receive      finish(field): wait, place the arrived values in the halo nodes.
 // What goes where comes from the mesh's halo plan (SparseMesh::halo). On CUDA, values are
-// packed on the device and downloaded into pinned host memory on a copy stream while the
-// interior is updated; finish() posts the messages and polls them while the GPU still
-// computes, then uploads the halo (no CUDA-aware MPI yet). On the host, start() posts.
-// With one rank there is nothing to exchange and every call returns at once.
+// packed on the device and, on a copy stream while the interior is updated, either
+// copied straight into the peer's device memory (ranks of one node whose devices reach
+// each other: CUDA IPC, `device_peers`; only a one-byte token then goes through MPI, once
+// the copy has landed) or downloaded into pinned host memory, sent by MPI and uploaded
+// (other nodes; no CUDA-aware MPI). finish() posts the messages and polls them while the
+// GPU still computes. On the host, start() posts. With one rank there is nothing to
+// exchange and every call returns at once.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -35,7 +38,10 @@ enum class HaloDirection { forward, reverse };
 
 class HaloExchange {
  public:
-  HaloExchange(comm::Communicator& comm, const mesh::SparseMesh& mesh, exec::Space space);
+  /// device_peers: on CUDA, copy device to device to the peers of this node that allow it
+  /// (run.halo_transport = "auto"); false: every peer through host memory ("host").
+  /// Collective over the ranks (each asks its peers where they run).
+  HaloExchange(comm::Communicator& comm, const mesh::SparseMesh& mesh, exec::Space space, bool device_peers = true);
   ~HaloExchange();
   HaloExchange(const HaloExchange&) = delete;
   HaloExchange& operator=(const HaloExchange&) = delete;
@@ -62,6 +68,9 @@ class HaloExchange {
   /// had finished the interior (CUDA), or in the wait for the messages (host). The
   /// exposed communication time, summed over exchanges.
   double wait_seconds() const { return wait_seconds_; }
+  /// Peers whose values go device to device (CUDA IPC), and all peers.
+  int device_peer_count() const;
+  int peer_count() const { return int(peers_.size()); }
 
  private:
   struct Peer {
@@ -76,7 +85,20 @@ class HaloExchange {
     exec::DeviceArray<std::uint8_t> reverse_keep;
     exec::RowList send_rows, receive_rows;        // of the exchange in flight
     std::size_t send_offset = 0, receive_offset = 0;  // bytes into the staging buffers
+    // Device to device (CUDA IPC): the peer copies its values into this rank's inbox and
+    // this rank into the peer's (outbox, mapped from the peer), each of two halves of
+    // `capacity` bytes by the parity of the exchange: the peer may write exchange k + 1
+    // while this rank's scatter of exchange k is still queued (a token of exchange k + 1
+    // comes only after the peer's packing of k + 1, and so after its scatter of k: the
+    // half of k is free again when k + 2 arrives).
+    bool device_peer = false;
+    unsigned char* inbox = nullptr;
+    unsigned char* outbox = nullptr;
+    std::size_t capacity = 0;
+    bool direct = false;                    // this exchange goes device to device
+    unsigned char token_out = 1, token_in = 0;
   };
+  void connect_device_peers();
   void reserve(std::size_t send_bytes, std::size_t receive_bytes);
   void post();
 
@@ -88,7 +110,8 @@ class HaloExchange {
   exec::HostBuffer<unsigned char> send_host_, receive_host_;  // pinned on CUDA
   exec::DeviceArray<unsigned char> send_device_;   // CUDA: packed values before the download
   exec::DeviceArray<unsigned char> receive_device_;  // CUDA, bricks: packed values before the scatter
-  std::unique_ptr<exec::cuda::AsyncDownload> download_;
+  std::unique_ptr<exec::cuda::AsyncCopy> copies_;  // CUDA: downloads and device-to-device copies
+  std::uint64_t exchanges_ = 0;                      // started so far: the inbox half's parity
   std::vector<comm::Message> sends_, receives_;
   bool in_flight_ = false, posted_ = false, reverse_ = false;
   HaloRows reverse_rows_ = HaloRows::all;

@@ -30,7 +30,13 @@ void declare_core_schema(config::Schema& schema) {
                "CUDA: wait for the device after every action, so that the time table gives each action its device "
                "time and a faulting kernel is named by its action (slower: the aorta's step 0.124 instead of 0.072 ms "
                "on an H100, docs/performance.md); false: the device runs behind the host and waits only where results are read")
-      .default_value(false);
+      .default_value(false)
+      .string("halo_transport",
+              "CUDA, several ranks: how halo values reach a neighbour rank. 'auto': device to device (CUDA IPC, over "
+              "NVLink where the GPUs have it) for ranks on the same host whose GPUs reach each other, through host "
+              "memory and MPI for the others; 'host': always through host memory and MPI (docs/cluster.md)")
+      .choices({"auto", "host"})
+      .default_value(std::string("auto"));
 
   schema.section("partition", "core", "How the vessel is split between MPI ranks (hemoflow check --ranks N reports it)")
       .integer("brick", "voxels", "Edge of the bricks that SCOTCH assigns to ranks, each weighted by its fluid voxels: "

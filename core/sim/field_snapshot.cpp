@@ -16,7 +16,7 @@ void FieldSnapshot::allocate() {
   if (space_ == exec::Space::cuda) {
     host_ = exec::cuda::allocate_pinned(bytes_);
     staging_ = exec::DeviceArray<unsigned char>(space_, bytes_);
-    download_ = std::make_unique<exec::cuda::AsyncDownload>();
+    download_ = std::make_unique<exec::cuda::AsyncCopy>();
   } else {
     host_ = std::malloc(bytes_);
     if (!host_) throw std::bad_alloc();

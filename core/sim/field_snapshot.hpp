@@ -40,7 +40,7 @@ class FieldSnapshot {
   std::size_t bytes_;
   void* host_ = nullptr;  // 4 rows of `stride` values; pinned on CUDA
   exec::DeviceArray<unsigned char> staging_;  // CUDA only
-  std::unique_ptr<exec::cuda::AsyncDownload> download_;
+  std::unique_ptr<exec::cuda::AsyncCopy> download_;
 };
 
 }  // namespace hemo

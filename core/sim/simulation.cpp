@@ -353,7 +353,15 @@ void Simulation::prepare_output_folder(const RunOptions& options) {
 void Simulation::set_up_fields_and_plugins() {
   // Node fields count this rank's nodes; their rows run on over the halo (mesh stride).
   fields_ = std::make_unique<FieldRegistry>(space_, mesh_.num_nodes, mesh_.stride);
-  halo_ = std::make_unique<HaloExchange>(*comm_, mesh_, space_);
+  halo_ = std::make_unique<HaloExchange>(*comm_, mesh_, space_, config_.string("run.halo_transport") == "auto");
+  if (comm_->size() > 1 && space_ == exec::Space::cuda) {
+    const std::uint64_t direct = comm_->sum(std::uint64_t(halo_->device_peer_count()));
+    const std::uint64_t links = comm_->sum(std::uint64_t(halo_->peer_count()));
+    summary_.halo_device_links = direct;
+    summary_.halo_links = links;
+    log::info(str("halo: ", direct, " of ", links, " rank-to-neighbour links device to device (CUDA IPC), the rest "
+                  "through host memory (run.halo_transport = \"", config_.string("run.halo_transport"), "\")"));
+  }
   // On CUDA the device runs behind the host: it waits where a result is read (a copy to
   // the host, a reduction, MPI staging) and after the last step. With run.fence_actions
   // it also waits after every action, for the time table's sake (and a faulting kernel

@@ -45,6 +45,8 @@ std::string RunSummary::to_json() const {
   j.key("wall_seconds").value(wall_seconds);
   j.key("setup_seconds").value(setup_seconds);
   j.key("mlups").value(mlups);
+  j.key("halo_links").value(halo_links);
+  j.key("halo_device_links").value(halo_device_links);
   j.key("mass_relative_drift").value(mass_relative_drift);
   j.key("dx").value(dx);
   j.key("dt").value(dt);

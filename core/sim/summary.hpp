@@ -30,6 +30,8 @@ struct RunSummary {
   double wall_seconds = 0.0;       // time loop only
   double setup_seconds = 0.0;
   double mlups = 0.0;              // million fluid-node updates per second
+  std::uint64_t halo_links = 0;         // CUDA, several ranks: rank-to-neighbour halo links, all ranks
+  std::uint64_t halo_device_links = 0;  // ... of them device to device (CUDA IPC)
   double mass_relative_drift = 0.0;
   double dx = 0.0, dt = 0.0, tau = 0.0, mach = 0.0, reynolds = 0.0;
   std::uint64_t mesh_bytes = 0, field_bytes = 0;

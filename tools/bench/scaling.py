@@ -75,7 +75,7 @@ def run(a, ranks, case, out, steps, extra=()):
     cmd = [*launch(a, ranks), os.path.join(a.build, "bin", "hemoflow"), "run", case, "--quiet", "--progress",
            "never", "--backend", a.backend, "--steps", str(steps), "--output", out,
            # The time by group of actions needs each action's device time (as measured before 2026-11-26).
-           "--set", "run.fence_actions=true", *extra]
+           "--set", "run.fence_actions=true", "--set", f'run.halo_transport="{a.halo_transport}"', *extra]
     t0 = time.time()
     s = run_summary(cmd, out)
     s["process_seconds"] = time.time() - t0
@@ -133,7 +133,8 @@ def row(a, kind, group, label, ranks, s, copy_bw, cells=None):
          "bandwidth_fraction": s["mlups"] * 1e6 * b / (copy_bw * 1e9 * ranks) if copy_bw else 0.0,
          "comm_share": comm_share(s), "imbalance": s.get("imbalance", 1.0),
          "halo_bytes_per_step": sum(x.get("halo_bytes_per_step", 0) for x in s.get("rank_reports", [])),
-         "ms_per_step": ms_per_step(s), "device": s.get("device", "")}
+         "ms_per_step": ms_per_step(s), "device": s.get("device", ""),
+         "halo_links": s.get("halo_links", 0), "halo_device_links": s.get("halo_device_links", 0)}
     if cells is not None:
         r["cells"] = cells
     r["step_ms"] = step_ms(r)
@@ -198,13 +199,27 @@ def plot(d, path):
     return True
 
 
+def transport_sentence(d):
+    """How the halos travelled in this measurement (run.halo_transport, recorded since 2026-11-26)."""
+    t = d.get("halo_transport", "host")
+    links = [(r.get("halo_device_links", 0), r.get("halo_links", 0)) for r in d["runs"] if r.get("halo_links")]
+    counted = (f"; in the runs, {sum(a for a, _ in links)} of {sum(b for _, b in links)} rank-to-neighbour links went "
+               "device to device") if links else ""
+    if t == "auto":
+        return ("(Open MPI from the bundle, no CUDA-aware MPI; `run.halo_transport = \"auto\"`: halos are packed on "
+                "the GPU and copied device to device into the neighbour rank's GPU by CUDA IPC while the interior "
+                f"updates, MPI carrying only a one-byte token per neighbour{counted}). ")
+    return ("(Open MPI from the bundle, no CUDA-aware MPI: halos are packed on the GPU, downloaded to pinned host memory "
+            "while the interior updates, and sent by MPI). ")
+
+
 def write_report(d, docs):
     """docs/scaling.md (and the plot) from the numbers of one measurement (scaling.json)."""
     n, checks, rows = d["gpus"], d["checks"], d["runs"]
     L = ["# Scaling on several GPUs", "",
          f"Measured {d['date']} at commit {d['commit']} by `{tidy_command(d['command'])}` on {n} x {d['device']}, one MPI rank per GPU "
-         "(Open MPI from the bundle, no CUDA-aware MPI: halos are packed on the GPU, downloaded to pinned host memory "
-         "while the interior updates, and sent by MPI). "
+         + transport_sentence(d) +
+         
          f"Copy bandwidth of one GPU (hemo_membw): {d['copy_bandwidth_gbs']:.0f} GB/s. Each run took "
          f"{d['steps']} steps (cells: {d.get('cell_steps', d['steps'])}) after its set-up, timed by hemoflow itself "
          f"(summary.json), median of {d.get('repeat', 1)} run(s). "
@@ -349,6 +364,9 @@ def main():
     ap.add_argument("--weak-edge", type=int, default=320, help="nodes along each edge of the box per GPU")
     ap.add_argument("--cells", default="muphy,8x", help="cell cases to run: muphy, 8x, or none")
     ap.add_argument("--only", default="checks,strong,weak,cells", help="parts to run")
+    ap.add_argument("--halo-transport", choices=["auto", "host"], default="auto",
+                    help="run.halo_transport of every run: auto (device to device between GPUs of the node, CUDA "
+                         "IPC) or host (staged through host memory and MPI)")
     ap.add_argument("--small", action="store_true", help="tiny cases (to prove the script on the CPU)")
     ap.add_argument("--work", default="/tmp/hemo_scaling")
     ap.add_argument("--docs", help="write scaling.md/.json and img/scaling_efficiency.png here")
@@ -428,7 +446,8 @@ def main():
     efficiencies(rows)
     data = {"date": datetime.date.today().isoformat(), "commit": commit(), "device": device, "copy_bandwidth_gbs": copy_bw,
             "gpus": G, "counts": counts, "steps": a.steps, "cell_steps": a.cell_steps, "repeat": a.repeat,
-            "backend": a.backend, "command": "tools/bench/scaling.py " + " ".join(sys.argv[1:]), "checks": checks, "runs": rows}
+            "backend": a.backend, "command": "tools/bench/scaling.py " + " ".join(sys.argv[1:]), "checks": checks, "runs": rows,
+            "halo_transport": a.halo_transport}
     data["verdicts"] = verdicts(data)
     print(json.dumps({k: v for k, v in data.items() if k != "runs"}, indent=1))
     for r in rows:
