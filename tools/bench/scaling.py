@@ -454,6 +454,7 @@ def main():
         print(f"{r['kind']:6} {r['case']:28} {r['ranks']} ranks: {r['mlups']:.0f} MLUPS, "
               f"{1e3 * r['seconds_per_step']:.3f} ms/step, efficiency {100 * r.get('efficiency', 1):.1f}%", flush=True)
     if a.docs:
+        os.makedirs(a.docs, exist_ok=True)
         write_json(a.docs, "scaling.json", data)
         write_report(data, a.docs)
         update_performance(a.docs, data)
