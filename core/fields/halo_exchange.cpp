@@ -234,9 +234,17 @@ void HaloExchange::finish(Field<T>& field) {
     copies_->wait();  // the edge values are on the host or in the peers' inboxes (the interior kernel still runs)
     post();
     // Drive the messages while the GPU works; what remains once it is idle is exposed.
+    // With every peer device to device, the host goes on queueing once the tokens are in
+    // (the placement below and the next step run after the interior on the compute
+    // stream) instead of waiting for an idle GPU, which it would leave idle while it
+    // queued the next kernels. Values staged through the host are uploaded by copies that
+    // wait for the interior anyway: there the host waits for the GPU here, so that the
+    // upload's time below is the upload's.
+    bool staged = false;
+    for (const Peer& p : peers_) staged = staged || !p.direct;
     bool gpu_done = false, messages_done = false;
     clock::time_point idle_since{};
-    while (!(gpu_done && messages_done)) {
+    while (!messages_done || (staged && !gpu_done)) {
       if (!messages_done) messages_done = comm_.test_exchange();
       if (!gpu_done && exec::cuda::compute_idle()) {
         gpu_done = true;
@@ -245,7 +253,7 @@ void HaloExchange::finish(Field<T>& field) {
     }
     comm_.finish_exchange();
     posted_ = false;
-    wait_seconds_ += since(idle_since);
+    if (gpu_done) wait_seconds_ += since(idle_since);
   } else {
     const auto t0 = clock::now();
     comm_.finish_exchange();

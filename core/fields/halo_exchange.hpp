@@ -65,8 +65,9 @@ class HaloExchange {
   /// Bytes of values the last exchange sent from this rank.
   std::uint64_t last_bytes_sent() const { return last_bytes_sent_; }
   /// Seconds this rank waited on the exchange with nothing left to compute: after the GPU
-  /// had finished the interior (CUDA), or in the wait for the messages (host). The
-  /// exposed communication time, summed over exchanges.
+  /// had finished the interior, until the messages were done, plus the upload of values
+  /// staged through the host (CUDA), or in the wait for the messages (host). The exposed
+  /// communication time, summed over exchanges.
   double wait_seconds() const { return wait_seconds_; }
   /// Peers whose values go device to device (CUDA IPC), and all peers.
   int device_peer_count() const;
