@@ -133,7 +133,9 @@ void* open_ipc_handle(const IpcHandle& handle) {
   cudaIpcMemHandle_t h;
   std::memcpy(&h, handle.bytes, sizeof(h));
   void* p = nullptr;
-  HEMO_CUDA_CHECK(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess));
+  const cudaError_t err = cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess);
+  if (err != cudaSuccess) cudaGetLastError();  // not left for the next launch's check to report
+  check_cuda(err, "cudaIpcOpenMemHandle");
   return p;
 }
 

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/common/log.hpp"
+#include "core/common/text.hpp"
 #include "core/exec/for_each.hpp"
 #include "physics/d3q19.hpp"
 
@@ -88,7 +90,7 @@ struct Invitation {
 }  // namespace
 
 void HaloExchange::connect_device_peers() {
-  // Two blocking rounds with every peer. A pair copies device to device only where both
+  // Blocking rounds with every peer. A pair copies device to device only where both
   // run in different processes of one host and each device reaches the other's; an inbox
   // is allocated only for a peer that may accept, and kept only where it did.
   Whereabouts mine;
@@ -124,16 +126,41 @@ void HaloExchange::connect_device_peers() {
   }
   comm_.start_exchange(sends, receives);
   comm_.finish_exchange();
+  // Third round: where both accepted, each maps the other's inbox and says whether the
+  // driver let it (a container without CUDA IPC refuses); a pair where either failed
+  // falls back to the host instead of failing the run.
+  std::vector<std::int32_t> opened(peers_.size(), 0), peer_opened(peers_.size(), 0);
+  for (std::size_t k = 0; k < peers_.size(); ++k) {
+    if (!(offers[k].accepts && answers[k].accepts)) continue;
+    try {
+      peers_[k].outbox = static_cast<unsigned char*>(exec::cuda::open_ipc_handle(answers[k].inbox));
+      opened[k] = 1;
+    } catch (const std::exception& e) {
+      log::warn(str("halo: rank ", comm_.rank(), " could not map rank ", peers_[k].rank,
+                    "'s buffer (", e.what(), "); their halos go through the host"));
+    }
+  }
+  sends.clear();
+  receives.clear();
+  for (std::size_t k = 0; k < peers_.size(); ++k) {
+    sends.push_back({peers_[k].rank, 0, {reinterpret_cast<unsigned char*>(&opened[k]), sizeof(std::int32_t)}});
+    receives.push_back({peers_[k].rank, 0, {reinterpret_cast<unsigned char*>(&peer_opened[k]), sizeof(std::int32_t)}});
+  }
+  comm_.start_exchange(sends, receives);
+  comm_.finish_exchange();
   for (std::size_t k = 0; k < peers_.size(); ++k) {
     Peer& p = peers_[k];
-    if (offers[k].accepts && answers[k].accepts) {
-      p.outbox = static_cast<unsigned char*>(exec::cuda::open_ipc_handle(answers[k].inbox));
+    if (opened[k] && peer_opened[k]) {
       p.device_peer = true;
-    } else if (p.inbox) {
-      exec::cuda::release(p.inbox);  // the peer declined: it never opened it
-      p.inbox = nullptr;
-      p.capacity = 0;
+      continue;
     }
+    if (p.outbox) exec::cuda::close_ipc_handle(p.outbox);
+    p.outbox = nullptr;
+    // An inbox the peer never mapped can go; one it mapped stays to the end of the
+    // process (freeing it before the peer closes it is undefined).
+    if (p.inbox && !peer_opened[k]) exec::cuda::release(p.inbox);
+    p.inbox = nullptr;
+    p.capacity = 0;
   }
 }
 
