@@ -23,6 +23,7 @@
 #include "core/geometry/surface.hpp"
 #include "core/geometry/voxel_file.hpp"
 #include "core/geometry/voxelize.hpp"
+#include "core/mesh/lattice_view.hpp"
 #include "core/partition/brick_partition.hpp"
 #include "core/sim/case_schema.hpp"
 #include "core/sim/memory_plan.hpp"
@@ -229,6 +230,24 @@ int command_check(const CommandLine& cl) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::printf("partition: %d ranks, bricks of %d^3 voxels (%lld in the box), %s s\n%s", cl.ranks, edge,
                   static_cast<long long>(bricks.count()), fmt_g(seconds, 3).c_str(), p.describe().c_str());
+      if (brick_layout) {
+        // On bricks a rank's update runs over its bricks' slots, holes included: the part's
+        // 4^3 bricks with fluid (every 4^3 brick lies in one partition brick, whose edge is
+        // a multiple of 4).
+        const std::array<std::int64_t, 3> nb{(m.dims[0] + 3) / 4, (m.dims[1] + 3) / 4, (m.dims[2] + 3) / 4};
+        std::vector<std::uint8_t> seen(std::size_t(nb[0] * nb[1] * nb[2]), 0);
+        std::vector<std::uint64_t> slots(std::size_t(cl.ranks), 0);
+        for (std::size_t f = 0; f < fi.size(); ++f) {
+          const std::size_t key = std::size_t(fi[f] / 4 + nb[0] * (fj[f] / 4 + nb[1] * (fk[f] / 4)));
+          if (seen[key]) continue;
+          seen[key] = 1;
+          slots[std::size_t(p.owner[std::size_t(bricks.brick_of_voxel(fi[f], fj[f], fk[f]))])] += mesh::brick_slots;
+        }
+        std::uint64_t total = 0, most = 0;
+        for (const std::uint64_t v : slots) total += v, most = std::max(most, v);
+        std::printf("bricks layout: slots (4^3 bricks x 64, holes included) largest / mean %s\n",
+                    fmt_g(double(most) * cl.ranks / double(std::max<std::uint64_t>(total, 1)), 4).c_str());
+      }
       const std::uint64_t largest = *std::max_element(p.part_fluid.begin(), p.part_fluid.end());
       std::printf("memory on %d ranks: about %s of %s on the largest part (this rank's estimate scaled to its %llu fluid "
                   "nodes; halos not counted)\n",
