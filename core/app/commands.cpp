@@ -231,16 +231,14 @@ int command_check(const CommandLine& cl) {
       std::printf("partition: %d ranks, bricks of %d^3 voxels (%lld in the box), %s s\n%s", cl.ranks, edge,
                   static_cast<long long>(bricks.count()), fmt_g(seconds, 3).c_str(), p.describe().c_str());
       if (brick_layout) {
-        // On bricks a rank's update runs over its bricks' slots, holes included: the part's
-        // 4^3 bricks with fluid (every 4^3 brick lies in one partition brick, whose edge is
-        // a multiple of 4).
-        const std::array<std::int64_t, 3> nb{(m.dims[0] + 3) / 4, (m.dims[1] + 3) / 4, (m.dims[2] + 3) / 4};
-        std::vector<std::uint8_t> seen(std::size_t(nb[0] * nb[1] * nb[2]), 0);
+        // On bricks a rank's update runs over its stored bricks' slots, holes included: 64
+        // per brick, counted once at its first fluid node (fluid nodes ascend).
         std::vector<std::uint64_t> slots(std::size_t(cl.ranks), 0);
+        std::uint32_t last = mesh::no_brick;
         for (std::size_t f = 0; f < fi.size(); ++f) {
-          const std::size_t key = std::size_t(fi[f] / 4 + nb[0] * (fj[f] / 4 + nb[1] * (fk[f] / 4)));
-          if (seen[key]) continue;
-          seen[key] = 1;
+          const std::uint32_t brick = m.fluid_node(std::uint32_t(f)) / mesh::brick_slots;
+          if (brick == last) continue;
+          last = brick;
           slots[std::size_t(p.owner[std::size_t(bricks.brick_of_voxel(fi[f], fj[f], fk[f]))])] += mesh::brick_slots;
         }
         std::uint64_t total = 0, most = 0;

@@ -89,28 +89,35 @@ struct Invitation {
 };
 }  // namespace
 
-void HaloExchange::connect_device_peers() {
-  // Blocking rounds with every peer. A pair copies device to device only where both
-  // run in different processes of one host and each device reaches the other's; an inbox
-  // is allocated only for a peer that may accept, and kept only where it did.
-  Whereabouts mine;
-  gethostname(mine.host, sizeof(mine.host) - 1);
-  mine.pid = std::int64_t(getpid());
-  mine.device = exec::cuda::current_device();
-  std::vector<Whereabouts> theirs(peers_.size());
+template <class T>
+std::vector<T> HaloExchange::trade_with_peers(std::vector<T>& mine) {
+  std::vector<T> theirs(peers_.size());
   std::vector<comm::Message> sends, receives;
   for (std::size_t k = 0; k < peers_.size(); ++k) {
-    sends.push_back({peers_[k].rank, 0, {reinterpret_cast<unsigned char*>(&mine), sizeof(mine)}});
-    receives.push_back({peers_[k].rank, 0, {reinterpret_cast<unsigned char*>(&theirs[k]), sizeof(Whereabouts)}});
+    sends.push_back({peers_[k].rank, 0, {reinterpret_cast<unsigned char*>(&mine[k]), sizeof(T)}});
+    receives.push_back({peers_[k].rank, 0, {reinterpret_cast<unsigned char*>(&theirs[k]), sizeof(T)}});
   }
   comm_.start_exchange(sends, receives);
   comm_.finish_exchange();
-  std::vector<Invitation> offers(peers_.size()), answers(peers_.size());
+  return theirs;
+}
+
+void HaloExchange::connect_device_peers() {
+  // Three blocking rounds with every peer. A pair copies device to device only where both
+  // run in different processes of one host, each device reaches the other's and each
+  // could map the other's inbox; an inbox is allocated only for a peer that may accept.
+  Whereabouts here;
+  gethostname(here.host, sizeof(here.host) - 1);
+  here.pid = std::int64_t(getpid());
+  here.device = exec::cuda::current_device();
+  std::vector<Whereabouts> mine(peers_.size(), here);
+  const std::vector<Whereabouts> theirs = trade_with_peers(mine);
+  std::vector<Invitation> offers(peers_.size());
   for (std::size_t k = 0; k < peers_.size(); ++k) {
     Peer& p = peers_[k];
     const Whereabouts& w = theirs[k];
-    const bool same_host = std::strncmp(w.host, mine.host, sizeof(mine.host)) == 0;
-    if (p.rank == comm_.rank() || !same_host || w.pid == mine.pid || !exec::cuda::can_access_peer(w.device)) continue;
+    const bool same_host = std::strncmp(w.host, here.host, sizeof(here.host)) == 0;
+    if (p.rank == comm_.rank() || !same_host || w.pid == here.pid || !exec::cuda::can_access_peer(w.device)) continue;
     // Room for any field of up to 19 components of 8 bytes at the larger of the two node
     // lists (forward or reverse); both sides compute the same number.
     p.capacity = std::size_t(std::max(p.sends, p.receives)) * phys::d3q19::Q * sizeof(double);
@@ -118,18 +125,11 @@ void HaloExchange::connect_device_peers() {
     offers[k].accepts = 1;
     offers[k].inbox = exec::cuda::ipc_handle(p.inbox);
   }
-  sends.clear();
-  receives.clear();
-  for (std::size_t k = 0; k < peers_.size(); ++k) {
-    sends.push_back({peers_[k].rank, 0, {reinterpret_cast<unsigned char*>(&offers[k]), sizeof(Invitation)}});
-    receives.push_back({peers_[k].rank, 0, {reinterpret_cast<unsigned char*>(&answers[k]), sizeof(Invitation)}});
-  }
-  comm_.start_exchange(sends, receives);
-  comm_.finish_exchange();
-  // Third round: where both accepted, each maps the other's inbox and says whether the
-  // driver let it (a container without CUDA IPC refuses); a pair where either failed
-  // falls back to the host instead of failing the run.
-  std::vector<std::int32_t> opened(peers_.size(), 0), peer_opened(peers_.size(), 0);
+  const std::vector<Invitation> answers = trade_with_peers(offers);
+  // Where both accepted, each maps the other's inbox and says whether the driver let it
+  // (a container without CUDA IPC refuses); a pair where either failed falls back to the
+  // host instead of failing the run.
+  std::vector<std::int32_t> opened(peers_.size(), 0);
   for (std::size_t k = 0; k < peers_.size(); ++k) {
     if (!(offers[k].accepts && answers[k].accepts)) continue;
     try {
@@ -140,14 +140,7 @@ void HaloExchange::connect_device_peers() {
                     "'s buffer (", e.what(), "); their halos go through the host"));
     }
   }
-  sends.clear();
-  receives.clear();
-  for (std::size_t k = 0; k < peers_.size(); ++k) {
-    sends.push_back({peers_[k].rank, 0, {reinterpret_cast<unsigned char*>(&opened[k]), sizeof(std::int32_t)}});
-    receives.push_back({peers_[k].rank, 0, {reinterpret_cast<unsigned char*>(&peer_opened[k]), sizeof(std::int32_t)}});
-  }
-  comm_.start_exchange(sends, receives);
-  comm_.finish_exchange();
+  const std::vector<std::int32_t> peer_opened = trade_with_peers(opened);
   for (std::size_t k = 0; k < peers_.size(); ++k) {
     Peer& p = peers_[k];
     if (opened[k] && peer_opened[k]) {

@@ -100,6 +100,9 @@ class HaloExchange {
     unsigned char token_out = 1, token_in = 0;
   };
   void connect_device_peers();
+  /// One value to each peer (mine[k] to peers_[k]) and one from each, blocking.
+  template <class T>
+  std::vector<T> trade_with_peers(std::vector<T>& mine);
   void reserve(std::size_t send_bytes, std::size_t receive_bytes);
   void post();
 

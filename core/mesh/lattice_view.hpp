@@ -102,48 +102,24 @@ struct BrickView {
 
   HEMO_HD bool is_fluid(std::uint32_t n) const { return fluid_mask[n >> 6] >> (n & 63u) & 1u; }
 
-  /// A slot and which faces of its brick it lies on, found once per node: the neighbour
-  /// lookups of its 18 directions then need no coordinate arithmetic beyond a few adds
-  /// (the brick kernel is close to the instruction-issue limit).
-  struct Slot {
-    std::uint32_t brick, slot;
-    int x_low, x_high, y_low, y_high, z_low, z_high;  // 1 on that face of the brick
-  };
-  HEMO_HD static Slot slot_of(std::uint32_t n) {
-    const std::uint32_t s = n & 63u;
-    const int x = int(s & 3u), y = int(s >> 2 & 3u), z = int(s >> 4);
-    return {n >> 6, s, x == 0, x == 3, y == 0, y == 3, z == 0, z == 3};
-  }
-
-  /// The node at slot a displaced by Sign * c_q, or no_brick where that voxel is not
-  /// fluid or its brick is not stored. With q known at compile time (unrolled loops) the
-  /// brick offset (o) and the slot there fold to adds: (x + d) & 3 = x + d - 4 o. The
-  /// loads are unconditional (a missing brick reads its own mask and clears it): a warp
-  /// covers the slots of one brick, whose lanes would branch differently at its faces.
-  template <int Sign>
-  HEMO_HD std::uint32_t neighbour(int q, const Slot& a) const {
-    const int dx = Sign * phys::d3q19::cx(q), dy = Sign * phys::d3q19::cy(q), dz = Sign * phys::d3q19::cz(q);
-    const int ox = dx > 0 ? a.x_high : (dx < 0 ? -a.x_low : 0);
-    const int oy = dy > 0 ? a.y_high : (dy < 0 ? -a.y_low : 0);
-    const int oz = dz > 0 ? a.z_high : (dz < 0 ? -a.z_low : 0);
-    const std::uint32_t nb = brick_table[std::size_t(a.brick) * 27 + std::uint32_t(brick_self + ox + 3 * oy + 9 * oz)];
-    const bool stored = nb != no_brick;
-    const std::uint64_t mask = fluid_mask[stored ? nb : a.brick] & (stored ? ~std::uint64_t(0) : std::uint64_t(0));
-    const std::uint32_t slot =
-        std::uint32_t(int(a.slot) + (dx + 4 * dy + 16 * dz) - 4 * ox - 16 * oy - 64 * oz);
-    return (mask >> slot & 1u) ? nb * brick_slots + slot : no_brick;
-  }
-
   HEMO_HD bool sources(std::uint32_t n, std::uint32_t (&src)[phys::d3q19::Q]) const {
-    const Slot a = slot_of(n);
     HEMO_UNROLL
-    for (int q = 1; q < phys::d3q19::Q; ++q) src[q] = neighbour<-1>(q, a);
+    for (int q = 1; q < phys::d3q19::Q; ++q)
+      src[q] = displaced(n, -phys::d3q19::cx(q), -phys::d3q19::cy(q), -phys::d3q19::cz(q));
     return code_links(n, src);
   }
 
+  /// The node at the voxel of node n displaced by (dx, dy, dz), each in -1..1.
+  HEMO_HD std::uint32_t displaced(std::uint32_t n, int dx, int dy, int dz) const {
+    const std::uint32_t s = n & 63u;
+    return voxel_node(n >> 6, int(s & 3u) + dx, int(s >> 2 & 3u) + dy, int(s >> 4) + dz);
+  }
+
   /// The node at voxel (x, y, z) of the brick's frame (each in -1..4: the brick and the
-  /// 26 around it), or no_brick; the same answer as neighbour() for that voxel. C++20's
-  /// >> and & of a negative int: x >> 2 is the brick offset -1, 0 or 1, x & 3 the slot's x.
+  /// 26 around it), or no_brick where that voxel is not fluid or its brick is not stored.
+  /// C++20's >> and & of a negative int: x >> 2 is the brick offset -1, 0 or 1, x & 3 the
+  /// slot's x. The loads are unconditional (a missing brick reads its own mask and clears
+  /// it): a warp covers the slots of one brick, whose lanes would branch differently.
   HEMO_HD std::uint32_t voxel_node(std::uint32_t brick, int x, int y, int z) const {
     const int o = brick_self + (x >> 2) + 3 * (y >> 2) + 9 * (z >> 2);
     const std::uint32_t nb = brick_table[std::size_t(brick) * 27 + std::uint32_t(o)];
@@ -211,7 +187,9 @@ struct BrickView {
       if (word >> q & 1u) src[q] = coded_link | (first + std::uint32_t(bit_count(word & ((1u << q) - 1u))));
     return true;
   }
-  HEMO_HD std::uint32_t downstream(int q, std::uint32_t n) const { return neighbour<+1>(q, slot_of(n)); }
+  HEMO_HD std::uint32_t downstream(int q, std::uint32_t n) const {
+    return displaced(n, phys::d3q19::cx(q), phys::d3q19::cy(q), phys::d3q19::cz(q));
+  }
 };
 
 }  // namespace hemo::mesh

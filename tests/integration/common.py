@@ -10,17 +10,18 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "analysis"))
 import hemo_output  # noqa: E402,F401  (re-exported for the tests)
 
 
-def run_hemoflow(hemoflow, args, env=None, expect=0):
-    """Runs `hemoflow args...`; fails the test with its output if the exit code differs
-    (expect=None accepts any exit code; the caller looks at it)."""
+def run_hemoflow(hemoflow, args, env=None, expect=0, launch=()):
+    """Runs `hemoflow args...` (after `launch`, e.g. [mpiexec, "-np", "2"]); fails the test
+    with its output if the exit code differs (expect=None accepts any exit code; the caller
+    looks at it)."""
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    p = subprocess.run([hemoflow, *args], capture_output=True, text=True, env=full_env, timeout=1800)
+    p = subprocess.run([*launch, hemoflow, *args], capture_output=True, text=True, env=full_env, timeout=1800)
     if expect is not None and p.returncode != expect:
         print(p.stdout)
         print(p.stderr)
-        raise SystemExit(f"FAIL: hemoflow {' '.join(args)} exited {p.returncode}, expected {expect}")
+        raise SystemExit(f"FAIL: {' '.join(launch)} hemoflow {' '.join(args)} exited {p.returncode}, expected {expect}")
     return p
 
 

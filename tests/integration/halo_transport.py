@@ -14,7 +14,6 @@ usage: halo_transport.py --hemoflow HEMOFLOW --mpiexec MPIEXEC --case pipe_veloc
 import argparse
 import os
 import re
-import subprocess
 import sys
 
 from common import check, run_hemoflow, summary
@@ -47,15 +46,9 @@ def main():
         sums = {}
         for ranks, transport in [(1, "auto"), (2, "auto"), (2, "host")]:
             out = os.path.join(a.work, f"{label.split(',')[0].replace(' ', '_')}_{ranks}_{transport}")
-            launch = [] if ranks == 1 else [a.mpiexec, "-np", str(ranks), a.hemoflow]
+            launch = [] if ranks == 1 else [a.mpiexec, "-np", str(ranks)]
             args = ["run", a.case, "--output", out, *base, *extra, "--set", f'run.halo_transport="{transport}"']
-            if launch:
-                p = subprocess.run([*launch, *args], capture_output=True, text=True, env={**os.environ, **env}, timeout=900)
-                if p.returncode != 0:
-                    print(p.stdout, p.stderr)
-                    raise SystemExit(f"FAIL: {' '.join(launch + args)} exited {p.returncode}")
-            else:
-                run_hemoflow(a.hemoflow, args)
+            run_hemoflow(a.hemoflow, args, env=env, launch=launch)
             s = summary(out)
             sums[(ranks, transport)] = s["population_checksum"]
             if ranks > 1:

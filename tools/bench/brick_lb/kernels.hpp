@@ -30,7 +30,7 @@ using mesh::no_brick;
 /// voxel is not fluid or its brick not stored. No coded links here.
 HEMO_HD std::uint32_t upstream_of(int q, std::uint32_t n, const std::uint64_t* fluid_mask, const std::uint32_t* brick_table) {
   const mesh::BrickView view{brick_table, fluid_mask, nullptr, nullptr, nullptr};
-  return view.neighbour<-1>(q, mesh::BrickView::slot_of(n));
+  return view.displaced(n, -d3q19::cx(q), -d3q19::cy(q), -d3q19::cz(q));
 }
 
 template <class Real, class Store = Real>
