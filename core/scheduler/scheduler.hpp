@@ -46,6 +46,7 @@ struct StepContext {
   double time = 0.0;       // s, physical time after this update
   bool moments_due = false;  // this step's density and velocity fields are needed
   bool snapshot_due = false; // this step writes a snapshot (plugins add their own files)
+  bool stress_due = false;   // the LB plugin writes this step's "viscous_stress" (require_viscous_stress)
   FieldRegistry* fields = nullptr;
 };
 
@@ -86,6 +87,27 @@ class Scheduler {
   /// that lag is unstable under dense cells, docs/rbc.md).
   void require_streamed_velocity(const std::string& who) { streamed_velocity_.push_back(who); }
   bool streamed_velocity_required() const { return !streamed_velocity_.empty(); }
+  /// A plugin that reads the viscous stress at some nodes (wall_shear) asks the LB plugin
+  /// to compute it inside its collide-stream kernel, on the steps where `due(step)` is true
+  /// and on every step that computes the moments: the node field "viscous_stress" (6 rows:
+  /// xx, yy, zz, xy, xz, yz, lattice units), written at the nodes where the node field
+  /// "viscous_stress_nodes" (one byte a node) is not 0, from the populations that step's
+  /// collision relaxes, the state its density and velocity are of. The requester declares
+  /// and fills both fields in its setup; an LB plugin able to compute the stress says so
+  /// with offer_viscous_stress (lb_bgk), which the requester checks in its initialise.
+  void require_viscous_stress(const std::string& who, std::function<bool(std::int64_t)> due) {
+    viscous_stress_.push_back({who, std::move(due)});
+  }
+  bool viscous_stress_required() const { return !viscous_stress_.empty(); }
+  /// Whether step `step` must compute the viscous stress (`moments_due`: the step's).
+  bool viscous_stress_due(std::int64_t step, bool moments_due) const {
+    for (const auto& r : viscous_stress_)
+      if (moments_due || r.due(step)) return true;
+    return false;
+  }
+  void offer_viscous_stress(const std::string& who) { stress_provider_ = who; }
+  /// The LB plugin that computes the viscous stress, "" if none.
+  const std::string& viscous_stress_provider() const { return stress_provider_; }
   void run_step(StepContext& ctx);
   /// An action run once after the last step the run makes: the planned last step, or the
   /// step a run stopped early after (checkpoint.wall_seconds), not after a failed step.
@@ -126,6 +148,12 @@ class Scheduler {
   std::vector<Entry> before_checkpoint_;  // add_before_checkpoint, in registration order
   std::vector<std::string> moments_every_step_;
   std::vector<std::string> streamed_velocity_;
+  struct StressRequest {
+    std::string who;
+    std::function<bool(std::int64_t)> due;
+  };
+  std::vector<StressRequest> viscous_stress_;
+  std::string stress_provider_;
   Fence fence_;
   bool fence_each_action_ = true;
   bool sorted_ = true;

@@ -135,6 +135,7 @@ void Simulation::run() {
       ctx.time = double(s) * units_.dt;
       ctx.moments_due = scheduler_->moments_every_step() || output_->due(s) || s % check_every_ == 0 || s == steps_;
       ctx.snapshot_due = output_->snapshot_due(s);
+      ctx.stress_due = scheduler_->viscous_stress_due(s, ctx.moments_due);
       scheduler_->run_step(ctx);
       summary_.steps = s;
       summary_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -5,14 +5,18 @@
 
 // Every (compute precision, storage) pair a run can choose (plugin.cpp): fp32 and fp64
 // stored as computed, fp32 computed and stored in 16 bits.
-#define HEMO_LB_BGK_LAYOUT(Real, Store, View)                                                                   \
-  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<Real, hemo::phys::BgkCollision<Real>, Store, View>);         \
-  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<Real, hemo::phys::TrtCollision<Real>, Store, View>);         \
-  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<Real, hemo::phys::RegularizedCollision<Real>, Store, View>); \
-  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStreamInPlace<Real, hemo::phys::BgkCollision<Real>, Store, View>);         \
-  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStreamInPlace<Real, hemo::phys::TrtCollision<Real>, Store, View>);         \
-  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStreamInPlace<Real, hemo::phys::RegularizedCollision<Real>, Store, View>); \
-  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::InitEquilibrium<Real, Store, View>);                                       \
+// Each update kernel with and without the viscous stress output (wall_shear asks for it
+// on the steps it samples; the variant without keeps the registers of the plain update).
+#define HEMO_LB_BGK_UPDATE(Real, Collision, Store, View)                                         \
+  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<Real, Collision, Store, View, false>);        \
+  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStream<Real, Collision, Store, View, true>);         \
+  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStreamInPlace<Real, Collision, Store, View, false>); \
+  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::CollideStreamInPlace<Real, Collision, Store, View, true>)
+#define HEMO_LB_BGK_LAYOUT(Real, Store, View)                                          \
+  HEMO_LB_BGK_UPDATE(Real, hemo::phys::BgkCollision<Real>, Store, View);               \
+  HEMO_LB_BGK_UPDATE(Real, hemo::phys::TrtCollision<Real>, Store, View);               \
+  HEMO_LB_BGK_UPDATE(Real, hemo::phys::RegularizedCollision<Real>, Store, View);       \
+  HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::InitEquilibrium<Real, Store, View>);               \
   HEMO_INSTANTIATE_CUDA(hemo::lb_bgk::StreamedVelocity<Real, Store, View>)
 // ... on each mesh layout (core/mesh/lattice_view.hpp).
 #define HEMO_LB_BGK_KERNELS(Real, Store)                     \

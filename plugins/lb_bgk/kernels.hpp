@@ -7,6 +7,7 @@
 #include "physics/collision.hpp"
 #include "physics/bounce_back.hpp"
 #include "physics/storage16.hpp"
+#include "physics/wall_shear.hpp"
 
 namespace hemo::lb_bgk {
 
@@ -55,6 +56,30 @@ HEMO_HD phys::Vec3<Real> body_force(const Real (&h)[d3q19::Q], const phys::Vec3<
   return F;
 }
 
+/// The viscous stress (physics/wall_shear.hpp, viscous_stress) of the populations a step
+/// relaxes, at the nodes another plugin asked for (Scheduler::require_viscous_stress:
+/// wall_shear), in the update kernels' with_stress variant, which runs on the steps it is
+/// due (on the others the variant without, whose registers it would otherwise raise by
+/// up to 35 in place with 16-bit storage: ptxas, sm_90). Computed from the
+/// gathered populations before the collision, so no kernel gathers them a second time.
+template <class Real>
+struct StressOutput {
+  Real* HEMO_RESTRICT out = nullptr;                  // 6 rows (xx, yy, zz, xy, xz, yz) of the stride
+  const std::uint8_t* HEMO_RESTRICT nodes = nullptr;  // not 0 where it is wanted
+  Real omega{};  // 1/tau: the rate that relaxes the stress under BGK, TRT (omega+) and regularized
+
+  HEMO_HD void operator()(const Real (&h)[d3q19::Q], const phys::Vec3<Real>& F, std::uint32_t n, std::size_t s) const {
+    if (!nodes[n]) return;
+    const phys::SymTensor<Real> t = phys::viscous_stress(h, F, omega);
+    out[n] = t.xx;
+    out[s + n] = t.yy;
+    out[2 * s + n] = t.zz;
+    out[3 * s + n] = t.xy;
+    out[4 * s + n] = t.xz;
+    out[5 * s + n] = t.yz;
+  }
+};
+
 /// Step 1 of a pull update: the populations that stream into node n, h_q from the node
 /// at x - c_q, or bounced back (link_codes.hpp) with a coded link's momentum term. The
 /// layout's view (core/mesh/lattice_view.hpp) said where x - c_q is: src, may_be_coded
@@ -100,8 +125,10 @@ HEMO_HD void pull(Real (&h)[d3q19::Q], const Store* HEMO_RESTRICT in, const View
 /// Populations are SoA rows of `stride` entries: h_q(n) = f[q * stride + n], shifted
 /// by -w_q (equilibrium.hpp). Every operator reads and writes the same 19 populations, so
 /// each moves the same bytes per update. View: the mesh layout (lattice_view.hpp); a
-/// brick's holes are skipped.
-template <class Real, class Collision = phys::BgkCollision<Real>, class Store = Real, class View = mesh::NodeListView>
+/// brick's holes are skipped. with_stress: also the viscous stress where another plugin
+/// asked for it (StressOutput; a variant of its own, so the plain update keeps its registers).
+template <class Real, class Collision = phys::BgkCollision<Real>, class Store = Real, class View = mesh::NodeListView,
+          bool with_stress = false>
 struct CollideStream {
   const Store* HEMO_RESTRICT f_in;  // post-collision populations of the last step (A)
   Store* HEMO_RESTRICT f_out;       // this step's post-collision populations (B)
@@ -115,6 +142,7 @@ struct CollideStream {
   std::uint32_t stride;
   bool write_moments;
   std::uint32_t step_seed = 0;  // 16-bit storage: 0 nearest rounding, else dithered (lb_bgk.rounding)
+  StressOutput<Real> stress{};  // with_stress: the viscous stress at the nodes asked for
 
   HEMO_HD void operator()(std::uint32_t n) const {
     std::uint32_t src[d3q19::Q];
@@ -124,6 +152,7 @@ struct CollideStream {
     Real h[d3q19::Q];
     pull(h, f_in, lattice, src, may_be_coded, link_value, s, n);
     const phys::Vec3<Real> F = body_force(h, acceleration, force, n, s);
+    if constexpr (with_stress) stress(h, F, n, s);
     relax_and_store(h, collision, F, n, s, f_out, write_moments, density, velocity, step_seed);
   }
 };
@@ -137,7 +166,8 @@ struct CollideStream {
 /// Each node reads and writes the same 19 slots, so no two nodes share one. A coded link
 /// adds its value in both parities. The values and their order are those of the A-B
 /// kernel: both give bitwise the same populations.
-template <class Real, class Collision = phys::BgkCollision<Real>, class Store = Real, class View = mesh::NodeListView>
+template <class Real, class Collision = phys::BgkCollision<Real>, class Store = Real, class View = mesh::NodeListView,
+          bool with_stress = false>
 struct CollideStreamInPlace {
   Store* HEMO_RESTRICT f;
   View lattice;
@@ -151,6 +181,7 @@ struct CollideStreamInPlace {
   bool write_moments;
   std::uint32_t step_seed = 0;
   bool odd = false;  // the step's parity (steps count from 1)
+  StressOutput<Real> stress{};
 
   HEMO_HD void operator()(std::uint32_t n) const {
     std::uint32_t src[d3q19::Q];
@@ -192,7 +223,9 @@ struct CollideStreamInPlace {
       for (int q = 1; q < d3q19::Q; ++q)
         if (mesh::is_coded_link(src[q])) h[q] = phys::bounce_back_link(h[q], link_value[mesh::link_index(src[q])]);
     }
-    const phys::NodeState<Real> st = collision(h, body_force(h, acceleration, force, n, s));
+    const phys::Vec3<Real> F = body_force(h, acceleration, force, n, s);
+    if constexpr (with_stress) stress(h, F, n, s);
+    const phys::NodeState<Real> st = collision(h, F);
     f[n] = phys::store_population<Store>(h[0], 0, step_seed);
     HEMO_UNROLL
     for (int q = 1; q < d3q19::Q; ++q) *slot(d3q19::opposite(q)) = phys::store_population<Store>(h[q], q, step_seed);

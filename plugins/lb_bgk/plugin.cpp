@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #include "core/common/log.hpp"
@@ -92,7 +93,7 @@ class Solver final : public SolverBase {
       const char* out = in_place_ ? "f" : "f_next";
       st.scheduler.add(
           Phase::collide_edge, "collide_stream_edge", "lb_bgk",
-          [this, &fields](StepContext& ctx) { collide_stream(fields, ctx.moments_due, ctx.time, ctx.step, {interior_, nodes_}); },
+          [this, &fields](StepContext& ctx) { collide_stream(fields, ctx, {interior_, nodes_}); },
           Scheduler::Sync::overlapped);
       st.scheduler.add(
           Phase::halo_send, "halo_send", "lb_bgk",
@@ -107,13 +108,16 @@ class Solver final : public SolverBase {
     }
     st.scheduler.add(
         Phase::collide_interior, "collide_stream", "lb_bgk",
-        [this, &fields](StepContext& ctx) { collide_stream(fields, ctx.moments_due, ctx.time, ctx.step, {0, interior_}); },
+        [this, &fields](StepContext& ctx) { collide_stream(fields, ctx, {0, interior_}); },
         interior_sync);
     // The plasma's velocity at the start of the step, for particles that ask for it
     // (Scheduler::require_streamed_velocity; its field is declared in initialise). First
     // in the particles phase (lb_bgk sets up before particle plugins), after begin_step
     // has set this step's link values, so it pulls what the collision will.
     scheduler_ = &st.scheduler;
+    // The viscous stress for a plugin that asks for it (wall_shear), in the same kernel.
+    st.scheduler.offer_viscous_stress("lb_bgk");
+    stress_omega_ = Real(st.units.omega());
     st.scheduler.add(Phase::particles, "streamed_velocity", "lb_bgk",
                      [this, &fields](StepContext& ctx) { streamed_velocity(fields, ctx.step, ctx.time); });
     // Pointer swap, not a copy: the B set becomes the next step's A set.
@@ -135,6 +139,11 @@ class Solver final : public SolverBase {
     st.halo.exchange(fields.get<Store>("f"), in_place_ ? HaloRows::crossing_opposite : HaloRows::crossing_directions);
     // The force-density field is optional: a particle plugin may declare it.
     has_force_ = fields.contains("force");
+    // Scheduler::require_viscous_stress: its requester declared both fields in its setup.
+    if (st.scheduler.viscous_stress_required()) {
+      stress_ = &fields.get<Real>("viscous_stress");
+      stress_nodes_ = &fields.get<std::uint8_t>("viscous_stress_nodes");
+    }
     if (st.scheduler.streamed_velocity_required())
       fields.declare_node_field<Real>("streamed_velocity", 3, "lb_bgk",
                                       "lattice velocity of the populations streaming in at the start of the step (with "
@@ -164,38 +173,44 @@ class Solver final : public SolverBase {
         lattice_);
   }
 
-  void collide_stream(FieldRegistry& fields, bool moments, double time, std::int64_t step, exec::Range nodes) {
+  void collide_stream(FieldRegistry& fields, const StepContext& ctx, exec::Range nodes) {
+    const bool moments = ctx.moments_due;
+    const double time = ctx.time;
+    const std::int64_t step = ctx.step;
+    const StressOutput<Real> stress = ctx.stress_due && stress_
+                                          ? StressOutput<Real>{stress_->data(), stress_nodes_->data(), stress_omega_}
+                                          : StressOutput<Real>{};
     auto& links = fields.get<Real>("link_value");
     // The force at the time of the moments this step computes (state after the step).
     const phys::Vec3<Real> acceleration = acceleration_at(time);
-    if (in_place_) {
-      auto launch = [&](auto collision, auto lattice) {
-        CollideStreamInPlace<Real, decltype(collision), Store, decltype(lattice)> k{
-            fields.get<Store>("f").data(), lattice, links.count() ? links.data() : nullptr,
-            has_force_ ? fields.get<Real>("force").data() : nullptr, fields.get<Real>("density").data(),
-            fields.get<Real>("velocity").data(), acceleration, collision, stride_, moments,
-            dither_ ? (phys::mix32(std::uint32_t(step)) | 1u) : 0u, step % 2 != 0};
+    const std::uint32_t seed = dither_ ? (phys::mix32(std::uint32_t(step)) | 1u) : 0u;
+    Real* density = fields.get<Real>("density").data();
+    Real* velocity = fields.get<Real>("velocity").data();
+    const Real* force = has_force_ ? fields.get<Real>("force").data() : nullptr;
+    const Real* link_values = links.count() ? links.data() : nullptr;
+    // The update with the stress output only on the steps it is due (StressOutput).
+    auto launch = [&](auto collision, auto lattice, auto with_stress) {
+      using Collision = decltype(collision);
+      using View = decltype(lattice);
+      constexpr bool stressed = decltype(with_stress)::value;
+      if (in_place_) {
+        CollideStreamInPlace<Real, Collision, Store, View, stressed> k{
+            fields.get<Store>("f").data(), lattice, link_values, force, density, velocity, acceleration, collision,
+            stride_, moments, seed, step % 2 != 0, stress};
         exec::for_each(space_, nodes, k, "lb_bgk::collide_stream_in_place", block_size_);
-      };
-      std::visit(launch, collision_, lattice_);
-      return;
-    }
-    auto launch = [&](auto collision, auto lattice) {
-      CollideStream<Real, decltype(collision), Store, decltype(lattice)> k{fields.get<Store>("f").data(),
-                                                 fields.get<Store>("f_next").data(),
-                                                 lattice,
-                                                 links.count() ? links.data() : nullptr,
-                                                 has_force_ ? fields.get<Real>("force").data() : nullptr,
-                                                 fields.get<Real>("density").data(),
-                                                 fields.get<Real>("velocity").data(),
-                                                 acceleration,
-                                                 collision,
-                                                 stride_,
-                                                 moments,
-                                                 dither_ ? (phys::mix32(std::uint32_t(step)) | 1u) : 0u};
-      exec::for_each(space_, nodes, k, "lb_bgk::collide_stream", block_size_);
+      } else {
+        CollideStream<Real, Collision, Store, View, stressed> k{
+            fields.get<Store>("f").data(), fields.get<Store>("f_next").data(), lattice, link_values, force, density,
+            velocity, acceleration, collision, stride_, moments, seed, stress};
+        exec::for_each(space_, nodes, k, "lb_bgk::collide_stream", block_size_);
+      }
     };
-    std::visit(launch, collision_, lattice_);
+    std::visit(
+        [&](auto collision, auto lattice) {
+          if (stress.out) launch(collision, lattice, std::true_type{});
+          else launch(collision, lattice, std::false_type{});
+        },
+        collision_, lattice_);
   }
 
   /// The collision operator and its rates, from [lb_bgk] and tau.
@@ -228,6 +243,9 @@ class Solver final : public SolverBase {
   bool has_force_ = false, dither_ = false, in_place_ = false;
   int block_size_ = exec::default_block_size;
   const Scheduler* scheduler_ = nullptr;
+  Field<Real>* stress_ = nullptr;              // "viscous_stress", where a plugin asked for it
+  Field<std::uint8_t>* stress_nodes_ = nullptr;  // "viscous_stress_nodes"
+  Real stress_omega_{};
 };
 
 /// lb_bgk.storage (default: the run's precision): fp32 and fp64 as computed; the 16-bit

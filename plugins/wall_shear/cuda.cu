@@ -3,11 +3,7 @@
 #include "physics/storage16.hpp"
 #include "plugins/wall_shear/kernels.hpp"
 
-#define HEMO_WALL_SHEAR_KERNELS(Real, Store)                                                          \
-  HEMO_INSTANTIATE_CUDA(hemo::wall_shear::WallShearStress<Real, Store, hemo::mesh::NodeListView>); \
-  HEMO_INSTANTIATE_CUDA(hemo::wall_shear::WallShearStress<Real, Store, hemo::mesh::BrickView>);   \
-  HEMO_INSTANTIATE_CUDA(hemo::wall_shear::BandStress<Real, Store, hemo::mesh::NodeListView>);      \
-  HEMO_INSTANTIATE_CUDA(hemo::wall_shear::BandStress<Real, Store, hemo::mesh::BrickView>)
+#define HEMO_WALL_SHEAR_KERNELS(Real, Store) HEMO_INSTANTIATE_CUDA(hemo::wall_shear::WallShearStress<Real, Store>)
 HEMO_WALL_SHEAR_KERNELS(float, float);
 HEMO_WALL_SHEAR_KERNELS(double, double);
 // The 16-bit population storages (fp32 runs).

@@ -56,8 +56,8 @@ struct WallNodes {
 /// Writes <dir>/<stem>.h5 (temporary name, renamed) and <stem>.xdmf beside it: a
 /// Polyvertex grid over /points with every column as a node attribute.
 void write_file(const std::string& dir, const std::string& stem, const WallNodes& nodes, const std::vector<Column>& columns,
-                std::int64_t step, double time, double window_start, double window_end, std::int64_t samples,
-                const std::string& method) {
+                std::int64_t step, std::int64_t wss_step, double time, double window_start, double window_end,
+                std::int64_t samples, const std::string& method) {
   const hsize_t n = nodes.size();
   const hsize_t dims[2] = {n, 3};
   {
@@ -74,8 +74,9 @@ void write_file(const std::string& dir, const std::string& stem, const WallNodes
     out.dataset("connectivity", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, dims, ids.data());
     for (const Column& c : columns)
       out.dataset(c.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.components == 1 ? 1 : 2, dims, c.values.data(), &c.unit);
-    const long long step_value = step, sample_count = samples;
+    const long long step_value = step, wss_step_value = wss_step, sample_count = samples;
     out.attribute(out.root(), "step", H5T_STD_I64LE, H5T_NATIVE_LLONG, 1, &step_value);
+    out.attribute(out.root(), "wss_step", H5T_STD_I64LE, H5T_NATIVE_LLONG, 1, &wss_step_value);
     out.attribute(out.root(), "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &time);
     out.attribute(out.root(), "window_start", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &window_start);
     out.attribute(out.root(), "window_end", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &window_end);
@@ -214,12 +215,6 @@ class WallShearIn final : public WallShear {
       cfg.fail("wall_shear.window_end", str("must be after wall_shear.window_start = ", fmt_g(window_start_), " s"));
     dt_ = st.units.dt;
     to_pascal_ = st.units.density * st.units.dx * st.units.dx / (st.units.dt * st.units.dt);
-    omega_ = Real(st.units.omega());
-    for (int c = 0; c < 3; ++c) {
-      g0_[c] = st.units.acceleration_to_lattice(cfg.vec3("forcing.acceleration")[c]);
-      g1_[c] = st.units.acceleration_to_lattice(cfg.vec3("forcing.amplitude")[c]);
-    }
-    force_omega_ = cfg.has("forcing.period") ? 2.0 * M_PI / cfg.real("forcing.period") : 0.0;
     find_surface(cfg, st.units.dx);
     halo_ = &st.halo;
     const std::string evaluate = cfg.string("wall_shear.evaluate");
@@ -231,7 +226,28 @@ class WallShearIn final : public WallShear {
     if (momentum_exchange_ && st.fields.contains("fluid_share"))
       cfg.fail("wall_shear.method", "\"momentum_exchange\" needs halfway bounce-back walls; with lb_vlbm's partial cells "
                                     "the surface runs through the cells: use \"stress\"");
+    // The stress method reads the viscous stress that the LB plugin's kernel computes on
+    // the steps it is due, at the nodes marked here (Scheduler::require_viscous_stress):
+    // the band of nodes the wall's stress is extrapolated from, and the wall nodes that
+    // take their own stress. One pass over the populations, not a second gather.
+    if (!momentum_exchange_) {
+      if (st.scheduler.viscous_stress_provider().empty())
+        cfg.fail("wall_shear.method", "is \"stress\", which needs an LB plugin that computes the viscous stress "
+                                      "(lb_bgk) in run.plugins before wall_shear");
+      stress_ = &st.fields.declare_node_field<Real>("viscous_stress", 6, "wall_shear",
+                                                    "viscous stress (lattice units: xx, yy, zz, xy, xz, yz) on the steps "
+                                                    "wall_shear samples, at the nodes it reads (0 elsewhere)");
+      stress_nodes_ = &st.fields.declare_node_field<std::uint8_t>(
+          "viscous_stress_nodes", 1, "wall_shear", "1 where the LB kernel writes viscous_stress for wall_shear");
+    }
     find_wall_nodes(m, st.fields);
+    if (!momentum_exchange_) {
+      std::vector<std::uint8_t> wanted(stress_nodes_->stride(), 0);
+      for (const std::uint32_t n : stress_node_list_) wanted[n] = 1;
+      stress_nodes_->array().upload(wanted);
+      stress_node_list_ = {};
+      st.scheduler.require_viscous_stress("wall_shear", [this](std::int64_t step) { return file_due(step) || sample_due(step); });
+    }
     // A restarted run continues the checkpoint's sums (wall_shear_sums, restored after
     // set-up: continue_statistics at the first step); the files' window_start says where
     // the sampling began.
@@ -244,22 +260,32 @@ class WallShearIn final : public WallShear {
 
     st.scheduler.add(Phase::output, "wall_shear", "wall_shear", [this](StepContext& ctx) {
       if (!restart_checked_) continue_statistics(*ctx.fields);
-      const bool file_due = every_ > 0 && ctx.step % every_ == 0;
-      const bool sample_due = ctx.step % sample_every_ == 0 && ctx.time >= window_start_ && ctx.time <= window_end_;
-      if (!file_due && !sample_due) return;
-      compute(*ctx.fields, ctx.step, ctx.time, sample_due);
-      if (file_due) write_instant(ctx.step, ctx.time);
+      if (ctx.stress_due) stress_step_ = ctx.step;
+      const bool file = file_due(ctx.step), sample = sample_due(ctx.step);
+      if (!file && !sample) return;
+      compute(*ctx.fields, ctx.step, sample);
+      if (file) write_instant(ctx.step, ctx.time);
     }, Scheduler::Sync::overlapped);  // no wait for the kernel: the next step's first fenced action takes it
     // (A checkpoint follows a step, whose action above continued the statistics.)
     st.scheduler.add_before_checkpoint("wall_shear_sums", "wall_shear", [this](StepContext&) { store_sums(); });
     st.scheduler.add_run_end("wall_shear_stats", "wall_shear", [this](StepContext& ctx) {
       if (!restart_checked_) continue_statistics(*ctx.fields);  // a run of no steps
-      if (computed_step_ != ctx.step) compute(*ctx.fields, ctx.step, ctx.time, false);  // /wss: the last state
+      // /wss: the last step's, where its stress was computed (every step that computes
+      // the moments: the planned last one, an early stop on the wall-clock budget);
+      // after a stop by a signal, the last sampled step's (the file's wss_step).
+      if (computed_step_ != ctx.step && (momentum_exchange_ || stress_step_ == ctx.step))
+        compute(*ctx.fields, ctx.step, false);
       write_statistics(ctx.step, ctx.time);
     });
   }
 
  private:
+  bool file_due(std::int64_t step) const { return every_ > 0 && step % every_ == 0; }
+  bool sample_due(std::int64_t step) const {
+    const double t = double(step) * dt_;
+    return step % sample_every_ == 0 && t >= window_start_ && t <= window_end_;
+  }
+
   /// The vessel wall as triangles, where one is known: wall_shear.surface, the case's STL,
   /// or the cylinder of a "pipe" shape. It gives the wall normals (wall_shear.normal) and
   /// carries the statistics in wall_shear_surface.vtk.
@@ -334,7 +360,7 @@ class WallShearIn final : public WallShear {
     std::sort(found.begin(), found.end());
     count_ = std::uint32_t(found.size());
     const std::size_t c = count_;
-    std::vector<std::uint32_t> node(c), bits(c), sources(std::size_t(d3q19::Q - 1) * c);
+    std::vector<std::uint32_t> node(c), bits(c);
     std::vector<Real> normal(3 * c), area(c);
     std::vector<std::uint64_t> voxel(c);
     std::vector<double> rows(7 * c);  // per node: x, y, z (m), n_x, n_y, n_z, voxel (exact below 2^53)
@@ -353,9 +379,7 @@ class WallShearIn final : public WallShear {
       node[w] = n;
       voxel[w] = found[w].first;
       for (int q = 1; q < d3q19::Q; ++q) {
-        const std::uint32_t code = m.neighbours[std::size_t(q - 1) * m.stride + n];
-        sources[std::size_t(q - 1) * c + w] = code;
-        if (code == mesh::wall_link) bits[w] |= 1u << q;
+        if (m.neighbours[std::size_t(q - 1) * m.stride + n] == mesh::wall_link) bits[w] |= 1u << q;
       }
       phys::Vec3<double> nd = phys::wall_normal<double>(bits[w]);
       if (partial_cells_) {
@@ -395,9 +419,9 @@ class WallShearIn final : public WallShear {
                         ? str("; ", comm_->sum(std::uint64_t(from_links)), " wall nodes with no surface within 2 dx keep their links' normal")
                         : std::string()));
     if (at_wall_) find_band(m, fields, node, wall_normals, wall);
+    else if (!momentum_exchange_) stress_node_list_.insert(stress_node_list_.end(), node.begin(), node.end());
     node_ = exec::to_device(space_, node);
     bits_ = exec::to_device(space_, bits);
-    sources_ = exec::to_device(space_, sources);
     normal_ = exec::to_device(space_, normal);
     area_ = exec::to_device(space_, area);
     wss_ = exec::DeviceArray<double>(space_, 3 * c);
@@ -607,25 +631,20 @@ class WallShearIn final : public WallShear {
         wall_inner[r * c + w] = around[r].first;
         wall_weight[r * c + w] = Real(around[r].second / total);
       }
-      if (around.empty()) ++without;
+      if (around.empty()) {
+        ++without;
+        stress_node_list_.push_back(wall_nodes[w]);  // its own stress
+      }
     }
-    std::vector<std::uint32_t> band_sources(std::size_t(d3q19::Q - 1) * band.size());
-    for (std::size_t b = 0; b < band.size(); ++b)
-      for (int q = 1; q < d3q19::Q; ++q)
-        band_sources[std::size_t(q - 1) * band.size() + b] = m.neighbours[std::size_t(q - 1) * m.stride + band[b]];
-    band_count_ = std::uint32_t(band.size());
+    // The LB kernel's stress where it is read: the band, and the wall nodes above.
+    stress_node_list_.insert(stress_node_list_.end(), band.begin(), band.end());
     inner_count_ = std::uint32_t(ni);
-    band_node_ = exec::to_device(space_, band);
-    band_sources_ = exec::to_device(space_, band_sources);
     inner_node_ = exec::to_device(space_, inner);
     inner_outer_ = exec::to_device(space_, outer);
     inner_reach_ = exec::to_device(space_, reach);
     inner_normal_ = exec::to_device(space_, normal);
     wall_inner_ = exec::to_device(space_, wall_inner);
     wall_weight_ = exec::to_device(space_, wall_weight);
-    band_stress_ = &fields.declare_node_field<Real>("wall_shear_band_stress", 6, "wall_shear",
-                                                    "viscous stress (lattice units) of the nodes near the wall, from "
-                                                    "which wall_shear extrapolates to the wall (0 elsewhere)");
     wall_traction_ = &fields.declare_node_field<Real>("wall_shear_wall_traction", 3, "wall_shear",
                                                       "traction (lattice units) at the wall below each inner node "
                                                       "(0 elsewhere)");
@@ -633,12 +652,6 @@ class WallShearIn final : public WallShear {
                   " inner nodes (", comm_->sum(std::uint64_t(skipped)), " without a node further in: their own stress) "
                   "over ", comm_->sum(std::uint64_t(band.size())), " band nodes; ", comm_->sum(std::uint64_t(without)),
                   " wall nodes without an inner node keep their own stress"));
-  }
-
-  /// The uniform body acceleration at `time`, lattice units (as lb_bgk applies it).
-  phys::Vec3<Real> acceleration_at(double time) const {
-    const double wave = std::cos(force_omega_ * time);
-    return {Real(g0_[0] + g1_[0] * wave), Real(g0_[1] + g1_[1] * wave), Real(g0_[2] + g1_[2] * wave)};
   }
 
   /// The WSS of every wall node after `step`; with `sample`, added to the statistics.
@@ -688,7 +701,9 @@ class WallShearIn final : public WallShear {
     static_cast<Field<double>*>(sums_)->array().upload(rows);
   }
 
-  void compute(FieldRegistry& fields, std::int64_t step, double time, bool sample) {
+  /// The WSS of every wall node at `step` (from the stress the step's LB kernel wrote, or
+  /// the populations it left); with `sample`, added to the statistics.
+  void compute(FieldRegistry& fields, std::int64_t step, bool sample) {
     computed_step_ = step;
     const double weight = double(sample_every_) * dt_;  // the rectangle rule: each sample stands for sample_every steps
     if (sample) {
@@ -696,52 +711,40 @@ class WallShearIn final : public WallShear {
       ++samples_;
     }
     if (!count_) return;
-    auto& links = fields.get<Real>("link_value");
-    const Real* force = fields.contains("force") ? fields.get<Real>("force").data() : nullptr;
-    const PopulationSlotsOf slots = population_slots(fields, *mesh_, step);
+    const std::uint32_t stride = mesh_->stride;
+    if (at_wall_) {
+      // The inner nodes' traction at the wall from the band's stress, each with its halo
+      // from the ranks that own the nodes across.
+      if (halo_->active()) halo_->exchange(*stress_);
+      exec::for_each(space_, {0, inner_count_},
+                     WallTraction<Real>{stress_->data(), stride, inner_node_.data(), inner_outer_.data(),
+                                        inner_reach_.data(), inner_normal_.data(), inner_count_, wall_traction_->data()},
+                     "wall_shear::wall_traction");
+      if (halo_->active()) halo_->exchange(*wall_traction_);
+    }
+    const mesh::PopulationState state = mesh::population_state(fields.lookup("f").in_place(), step);
     visit_populations<Real>(fields, "f", [&](auto& f) {
       using Store = typename std::remove_cvref_t<decltype(f)>::value_type;
-      std::visit(
-          [&](auto where) {
-            const NodeStress<Real, Store, decltype(where.lattice)> stress{
-                f.data(), where.lattice, where.state, where.stride, links.count() ? links.data() : nullptr,
-                force,    acceleration_at(time), omega_};
-            if (at_wall_) {
-              // The band's stress, then the inner nodes' traction at the wall, each with
-              // its halo from the ranks that own the nodes across.
-              exec::for_each(space_, {0, band_count_},
-                             BandStress<Real, Store, decltype(where.lattice)>{stress, band_node_.data(),
-                                                                              band_sources_.data(), band_count_,
-                                                                              band_stress_->data()},
-                             "wall_shear::band_stress");
-              if (halo_->active()) halo_->exchange(*band_stress_);
-              exec::for_each(space_, {0, inner_count_},
-                             WallTraction<Real>{band_stress_->data(), where.stride, inner_node_.data(),
-                                                inner_outer_.data(), inner_reach_.data(), inner_normal_.data(),
-                                                inner_count_, wall_traction_->data()},
-                             "wall_shear::wall_traction");
-              if (halo_->active()) halo_->exchange(*wall_traction_);
-            }
-            WallShearStress<Real, Store, decltype(where.lattice)> kernel{stress,
-                                                                         momentum_exchange_,
-                                                                         node_.data(),
-                                                                         bits_.data(),
-                                                                         sources_.data(),
-                                                                         normal_.data(),
-                                                                         area_.data(),
-                                                                         at_wall_ ? wall_inner_.data() : nullptr,
-                                                                         at_wall_ ? wall_weight_.data() : nullptr,
-                                                                         at_wall_ ? wall_traction_->data() : nullptr,
-                                                                         count_,
-                                                                         to_pascal_,
-                                                                         wss_.data(),
-                                                                         sample,
-                                                                         weight,
-                                                                         sum_magnitude_.data(),
-                                                                         sum_vector_.data()};
-            exec::for_each(space_, {0, count_}, kernel, "wall_shear::wall_shear_stress");
-          },
-          slots);
+      WallShearStress<Real, Store> kernel{momentum_exchange_,
+                                          f.data(),
+                                          state,
+                                          stress_ ? stress_->data() : nullptr,
+                                          stride,
+                                          node_.data(),
+                                          bits_.data(),
+                                          normal_.data(),
+                                          area_.data(),
+                                          at_wall_ ? wall_inner_.data() : nullptr,
+                                          at_wall_ ? wall_weight_.data() : nullptr,
+                                          at_wall_ ? wall_traction_->data() : nullptr,
+                                          count_,
+                                          to_pascal_,
+                                          wss_.data(),
+                                          sample,
+                                          weight,
+                                          sum_magnitude_.data(),
+                                          sum_vector_.data()};
+      exec::for_each(space_, {0, count_}, kernel, "wall_shear::wall_shear_stress");
     });
   }
 
@@ -777,7 +780,7 @@ class WallShearIn final : public WallShear {
     columns.push_back({"wss", "Pa", 3, std::move(wss)});
     char stem[48];
     std::snprintf(stem, sizeof stem, "wall_shear_%08lld", static_cast<long long>(step));
-    write_file(dir_, stem, nodes_, columns, step, time, sampled_from_, window_end_written(time), samples_, method_);
+    write_file(dir_, stem, nodes_, columns, step, step, time, sampled_from_, window_end_written(time), samples_, method_);
   }
 
   /// TAWSS = (1/T) int |tau| dt, mean WSS = (1/T) int tau dt,
@@ -810,7 +813,7 @@ class WallShearIn final : public WallShear {
     columns.push_back({"osi", "1", 1, osi});
     columns.push_back({"rrt", "1/Pa", 1, rrt});
     columns.push_back({"mean_wss", "Pa", 3, mean});
-    write_file(dir_, "wall_shear_stats", nodes_, columns, step, time, sampled_from_, window_end_written(time), samples_,
+    write_file(dir_, "wall_shear_stats", nodes_, columns, step, computed_step_, time, sampled_from_, window_end_written(time), samples_,
                method_);
     log::info(str("wall_shear: wall_shear_stats.h5: ", samples_, " samples over ", fmt_g(T), " s, ", n, " wall nodes"));
     write_surface(tawss, osi, rrt, mean);
@@ -872,12 +875,10 @@ class WallShearIn final : public WallShear {
   bool surface_normals_ = false;
   bool partial_cells_ = false;  // lb_vlbm runs: wall nodes are the first layer inside the surface
   bool momentum_exchange_ = false;
-  std::int64_t every_ = 0, sample_every_ = 1, samples_ = 0, computed_step_ = -1, first_step_ = 0;
+  std::int64_t every_ = 0, sample_every_ = 1, samples_ = 0, computed_step_ = -1, first_step_ = 0, stress_step_ = -1;
   double window_start_ = 0.0, window_end_ = 0.0, sampled_from_ = 0.0, dt_ = 0.0, to_pascal_ = 0.0, total_time_ = 0.0;
-  Real omega_ = Real(1);
-  double g0_[3] = {0, 0, 0}, g1_[3] = {0, 0, 0}, force_omega_ = 0.0;
   std::uint32_t count_ = 0;
-  exec::DeviceArray<std::uint32_t> node_, bits_, sources_;
+  exec::DeviceArray<std::uint32_t> node_, bits_;
   exec::DeviceArray<Real> normal_, area_;
   exec::DeviceArray<double> wss_, sum_magnitude_, sum_vector_;
   FieldBase* sums_ = nullptr;                  // wall_shear_sums (4 rows of double), for checkpoints
@@ -886,10 +887,13 @@ class WallShearIn final : public WallShear {
   // evaluate = "wall" (find_band)
   bool at_wall_ = false;
   HaloExchange* halo_ = nullptr;
-  std::uint32_t band_count_ = 0, inner_count_ = 0;
-  exec::DeviceArray<std::uint32_t> band_node_, band_sources_, inner_node_, inner_outer_, wall_inner_;
+  std::uint32_t inner_count_ = 0;
+  exec::DeviceArray<std::uint32_t> inner_node_, inner_outer_, wall_inner_;
   exec::DeviceArray<Real> inner_reach_, inner_normal_, wall_weight_;
-  Field<Real>* band_stress_ = nullptr;
+  // The stress method: the LB kernel's viscous stress and where it is wanted (setup).
+  Field<Real>* stress_ = nullptr;
+  Field<std::uint8_t>* stress_nodes_ = nullptr;
+  std::vector<std::uint32_t> stress_node_list_;  // set-up only
   Field<Real>* wall_traction_ = nullptr;
   WallNodes nodes_;  // rank 0
 };
@@ -898,10 +902,11 @@ class WallShearPlugin final : public Plugin {
  public:
   void plan(PlanStage& st) override {
     // WallShearIn::setup: per wall node (an owned node with a plain bounce-back pull) its
-    // index, link bits, 18 sources, normal, area and its WSS (3 doubles); the time sums in
-    // a node field (4 doubles a node, kept in checkpoints); evaluated
-    // at the wall, the two node fields of the band's stress and the wall's traction, and
-    // per band node (about 5 layers) and inner node (about 3) their tables.
+    // index, link bits, normal, area, its WSS and time sums (7 doubles); the sums also in a
+    // node field (4 doubles a node, kept in checkpoints); with the stress method the node
+    // fields of the LB kernel's viscous stress and where it is wanted; evaluated at the
+    // wall, the node field of the wall's traction and per inner node (about 3 layers)
+    // its tables.
     const mesh::SparseMesh& m = st.mesh;
     std::uint64_t wall = 0;
     for (std::uint32_t f = 0; f < m.num_fluid(); ++f) {
@@ -913,20 +918,22 @@ class WallShearPlugin final : public Plugin {
         }
     }
     const std::size_t real = st.precision == Precision::fp32 ? 4 : 8;
-    st.memory.array("wall_shear", "wall node tables", wall, 20 * sizeof(std::uint32_t) + 4 * real + 3 * sizeof(double));
+    st.memory.array("wall_shear", "wall node tables", wall, 2 * sizeof(std::uint32_t) + 4 * real + 7 * sizeof(double));
     st.memory.node_field("wall_shear", "wall_shear_sums", 4, sizeof(double));
     const config::Config& cfg = st.config;
+    if (cfg.string("wall_shear.method") == "stress") {
+      st.memory.node_field("wall_shear", "viscous_stress", 6, real);
+      st.memory.node_field("wall_shear", "viscous_stress_nodes", 1, 1);
+    }
     const std::string shape = cfg.string("geometry.shape");
     const bool surface = (cfg.has("wall_shear.surface") && !cfg.string("wall_shear.surface").empty()) || shape == "stl" ||
                          shape == "pipe";
     const bool at_wall = surface && cfg.string("wall_shear.normal") != "links" &&
                          cfg.string("wall_shear.method") == "stress" && cfg.string("wall_shear.evaluate") != "node";
     if (!at_wall) return;
-    st.memory.node_field("wall_shear", "wall_shear_band_stress", 6, real);
     st.memory.node_field("wall_shear", "wall_shear_wall_traction", 3, real);
-    st.memory.array("wall_shear", "band and inner node tables", wall,
-                    5 * 19 * sizeof(std::uint32_t) + 3 * (2 * sizeof(std::uint32_t) + 4 * real) +
-                        inner_rows * (sizeof(std::uint32_t) + real));
+    st.memory.array("wall_shear", "inner node tables", wall,
+                    3 * (2 * sizeof(std::uint32_t) + 4 * real) + inner_rows * (sizeof(std::uint32_t) + real));
   }
   void setup(SetupStage& st) override {
     if (st.precision == Precision::fp32) impl_ = std::make_unique<WallShearIn<float>>();

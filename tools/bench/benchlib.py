@@ -61,6 +61,7 @@ def run_summary(cmd, out):
 
 
 def write_json(docs, name, data):
+    os.makedirs(docs, exist_ok=True)
     with open(os.path.join(docs, name), "w") as f:
         json.dump(data, f, indent=1)
         f.write("\n")
