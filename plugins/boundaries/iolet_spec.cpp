@@ -18,6 +18,8 @@ double dot(const Vec& a, const Vec& b) { return a[0] * b[0] + a[1] * b[1] + a[2]
 // within one diagonal link (sqrt 2 dx) of the plane; 2.5 dx leaves room for rounding
 // without reaching into a neighbouring vessel.
 constexpr double claim_depth = 2.5;
+// How far from its axis, in radii, an iolet cuts the fluid beyond its plane (cut_at_plane).
+constexpr double pocket_reach = 1.5;
 
 /// The voxel range [lo, hi] (per axis, may extend one voxel past the box) that can hold
 /// voxels the iolet claims.
@@ -279,13 +281,15 @@ bool claims(const IoletSpec& iolet, const geometry::VoxelGrid& voxels, const std
   return b > 0.0 && b < claim_depth * voxels.dx && iolet.radial(p) < iolet.radius;
 }
 
-std::int64_t cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels) {
+CutAtPlane cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels) {
   // Up to one radius beyond the plane: enough to remove a vessel's rounded end cap (so
   // no pocket of fluid is left behind the iolet), not enough to reach far into the rest
   // of the geometry.
   const double depth = iolet.radius + claim_depth * voxels.dx;
-  std::int64_t removed = 0;
+  CutAtPlane cut;
   int lo[3], hi[3];
+  // The box of a ball of radius + depth about the centre: it holds every voxel below
+  // (depth beyond the plane, 1.5 radii from the axis: sqrt(depth^2 + 2.25 R^2) < 2R + depth).
   near_disc(iolet, voxels, lo, hi, depth);
   for (int k = lo[2]; k <= hi[2]; ++k)
     for (int j = lo[1]; j <= hi[1]; ++j)
@@ -294,15 +298,22 @@ std::int64_t cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels) {
         std::uint8_t& cell = voxels.fluid[static_cast<std::size_t>(voxels.index(i, j, k))];
         const auto p = voxels.centre(i, j, k);
         const double b = iolet.beyond(p);
-        // Within the disc, and, where cells carry solid fractions, within two spacings of
-        // its rim: the partial cells of a vessel wall that runs on past the plane would
-        // otherwise stay behind it as a thin shell of fluid fed only through the wall
-        // cells (lb_vlbm diverged there).
+        // Within pocket_reach radii of the axis: a lumen wider than the disc where the
+        // plane cuts it (a vessel's cross-section is rarely a circle) or widening beyond
+        // it would otherwise leave fluid behind the plane, outside the disc, fed through
+        // the crescent between the disc's rim and the wall: the patient aorta diverged in
+        // such a pocket when its inflow reversed (docs/windkessel.md). The crescent
+        // itself, in front of the plane, stays fluid; its pulls from the cut voxels
+        // outside the disc are walls (the iolet claims only its disc).
+        // Where cells carry solid fractions, at least two spacings past the rim: the partial
+        // cells of a vessel wall that runs on past the plane would otherwise stay behind it
+        // as a thin shell of fluid fed only through the wall cells (lb_vlbm diverged there).
         const double r = iolet.radial(p);
         const double rim = voxels.solid_fraction.empty() ? 0.0 : 2.0 * voxels.dx;
-        if (cell && b > 0.0 && b < depth && r < iolet.radius + rim) {
+        if (cell && b > 0.0 && b < depth && r < std::max(pocket_reach * iolet.radius, iolet.radius + rim)) {
           cell = 0;
-          ++removed;
+          ++cut.voxels;
+          if (r >= iolet.radius) ++cut.outside_disc;
         }
         // An iolet plane is not a wall. A surface closed by a flat cap at the plane gives
         // the cells just inside it a solid fraction (VLBM) that would act as a partial wall
@@ -313,7 +324,7 @@ std::int64_t cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels) {
             r < iolet.radius - voxels.dx)
           voxels.solid_fraction[static_cast<std::size_t>(voxels.index(i, j, k))] = 0.0f;
       }
-  return removed;
+  return cut;
 }
 
 void check_cuts_fluid(const IoletSpec& iolet, const geometry::VoxelGrid& voxels, comm::Communicator& comm) {

@@ -85,9 +85,14 @@ void check_cuts_fluid(const IoletSpec& iolet, const geometry::VoxelGrid& voxels,
 /// Refuses two iolets that would claim the same voxel (InputError naming both).
 void check_iolets_disjoint(const std::vector<IoletSpec>& iolets, const geometry::VoxelGrid& voxels);
 
-/// Turns held fluid voxels beyond the plane, inside the disc and up to one radius deep,
-/// solid: the iolet cuts the vessel there. Returns how many voxels it removed.
-std::int64_t cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels);
+/// Turns held fluid voxels beyond the plane, up to one radius deep and 1.5 radii from the
+/// axis, solid: the iolet cuts the vessel there, and no pocket of fluid stays behind the
+/// plane outside the disc. Says how many voxels it removed, and how many of them lay
+/// outside the disc's radius.
+struct CutAtPlane {
+  std::int64_t voxels = 0, outside_disc = 0;
+};
+CutAtPlane cut_at_plane(const IoletSpec& iolet, geometry::VoxelGrid& voxels);
 
 /// True if the (solid) voxel v lies just beyond the iolet's plane, inside its disc.
 bool claims(const IoletSpec& iolet, const geometry::VoxelGrid& voxels, const std::array<int, 3>& v);

@@ -56,10 +56,15 @@ class BoundariesPlugin final : public Plugin {
     std::vector<IoletSpec> iolets = read_iolets(cfg);
     check_iolets_disjoint(iolets, st.voxels);
     for (IoletSpec& s : iolets) {
-      std::vector<std::uint64_t> cut{std::uint64_t(cut_at_plane(s, st.voxels))};
-      if (!st.voxels.holds_whole_box()) cut[0] = 0;  // windows overlap: a count would add voxels twice
+      const CutAtPlane c = cut_at_plane(s, st.voxels);
+      std::vector<std::uint64_t> cut{std::uint64_t(c.voxels), std::uint64_t(c.outside_disc)};
+      if (!st.voxels.holds_whole_box()) cut = {0, 0};  // windows overlap: a count would add voxels twice
       st.comm.sum(cut);
-      if (cut[0] > 0) log::info(str("iolet '", s.name, "': cut ", cut[0], " fluid voxels beyond its plane"));
+      if (cut[0] > 0)
+        log::info(str("iolet '", s.name, "': cut ", cut[0], " fluid voxels beyond its plane",
+                      cut[1] > 0 ? str(", ", cut[1], " of them outside its radius (the lumen is wider than the disc "
+                                       "there: a pocket behind the plane, now solid)")
+                                 : std::string()));
       check_cuts_fluid(s, st.voxels, st.comm);
       const IoletSpec* spec = &s;  // stable: the vector is not resized after this loop
       const geometry::VoxelGrid* vox = &st.voxels;
