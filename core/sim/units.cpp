@@ -31,8 +31,8 @@ void declare_units_schema(config::Schema& schema) {
               "How the fluid nodes are stored: 'nodes' (a list of fluid nodes with 18 neighbour indices each), 'bricks' "
               "(bricks of 4^3 voxels holding fluid, neighbours implicit: 72 fewer bytes per update and less memory where "
               "bricks are well filled; needs every periodic axis a multiple of 4 voxels and partition.brick a multiple "
-              "of 4) or 'auto' (bricks on the GPU where they fill to 0.95 or more and their constraints hold, where they "
-              "were measured faster; the node list otherwise). lattice.ordering then orders the bricks. Results are "
+              "of 4) or 'auto' (bricks on the GPU where they fill to 0.81 or more and their constraints hold, where they "
+              "were measured faster with fp32 and fp16s storage (docs/layout_fill.md); the node list otherwise). lattice.ordering then orders the bricks. Results are "
               "bitwise the same on every layout (docs/layouts.md)")
       .choices({"auto", "nodes", "bricks"})
       .default_value(std::string("auto"));

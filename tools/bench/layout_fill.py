@@ -78,7 +78,7 @@ def main():
     ap.add_argument("--storages", nargs="+", default=["fp32", "fp16s"], choices=sorted(STORAGE_SETS))
     ap.add_argument("--steps", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--threshold", type=float, default=0.95, help="the auto rule's fill threshold at this commit")
+    ap.add_argument("--threshold", type=float, default=0.81, help="the auto rule's fill threshold at this commit")
     ap.add_argument("--backend", default="cuda", help="cpu: to try the script (the layouts' speeds there say nothing)")
     ap.add_argument("--work", default="/tmp/hemo_layout_fill")
     ap.add_argument("--docs")
