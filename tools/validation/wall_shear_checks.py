@@ -12,6 +12,7 @@ full-size resolutions the entries name, meant for a GPU.
     wss_pipe_tilted   pipe along (1, 0.5, 0.25), parabolic velocity inlet (Ladd) and
                       pressure outlet (anti-bounce-back): mean |WSS| over the middle
                       third / (2 mu U_max / R) - 1, and its order
+    wss_pipe_tilted_vlbm  the same with lb_vlbm's partial cells (geometry.solid_fraction)
     wss_womersley     periodic pipe, purely oscillating body force (alpha = 6): mean axial
                       WSS at 8 phases against Womersley's tau_w(t), its order, and the
                       OSI (0.5 for a zero-mean WSS)
@@ -134,14 +135,19 @@ def tilted_plan(reduced):
     return plan
 
 
-def wss_pipe_tilted(ctx):
+def wss_pipe_tilted(ctx, vlbm=False):
     """A pipe 9 R long along (1, 0.5, 0.25) (geometry.shape = "pipe", geometry.axis), with
     the parabolic velocity inlet of cases/pipe_velocity.toml (Ladd, U_max = 0.4 mm/s, Re 1)
     and an anti-bounce-back pressure outlet, both on planes normal to the tilted axis.
     tau = 1 at every level, 12 e-folding times from rest; statistics window the last 25%.
     The exact WSS of the imposed flow is tau_w = 2 mu U_max / R (U_max as imposed at the
     inlet's link midpoints). Asserted: the mean TAWSS over the wall nodes whose axial
-    position is in the middle third / tau_w - 1 at the finest level, and its order."""
+    position is in the middle third / tau_w - 1 at the finest level, and its order.
+    vlbm: the same with lb_vlbm and the pipe's solid fractions (study wss_pipe_tilted_vlbm)."""
+    study = "wss_pipe_tilted_vlbm" if vlbm else "wss_pipe_tilted"
+    key = "wss_pipe.tilted_vlbm" if vlbm else "wss_pipe.tilted"
+    plugins = (["--set", 'run.plugins=["lb_bgk","lb_vlbm","boundaries","wall_shear"]', "--set",
+                "geometry.solid_fraction=true"] if vlbm else PLUGINS)
     records, errors = [], {}
     mu = RHO * NU
     tau_w = 2 * mu * U_TILT / R_TILT
@@ -153,7 +159,7 @@ def wss_pipe_tilted(ctx):
         return "[" + ",".join(repr(float(x)) for x in v) + "]"
 
     for n, dx, dt, steps in plan:
-        out = os.path.join(ctx.work, f"wss_pipe_tilted_R{n}")
+        out = os.path.join(ctx.work, f"{study}_R{n}")
         _announce(f"R = {n} dx", math.pi * n * n * 9 * n, steps)
         t_end = steps * dt
         s = ctx.run("pipe_velocity.toml", out, "--set", f"lattice.dx={dx!r}", "--set", f"lattice.dt={dt!r}",
@@ -165,12 +171,12 @@ def wss_pipe_tilted(ctx):
                     "--set", f"boundaries.iolet.1.center={vec(cout)}", "--set", f"boundaries.iolet.1.normal={vec(a)}",
                     "--set", f"boundaries.iolet.1.radius={R_TILT!r}", "--set", 'boundaries.iolet.1.model="anti_bounce_back"',
                     "--set", "output.probe=[]", "--set", f"run.end_time={t_end!r}", "--steps", str(steps),
-                    "--set", f"run.check_every={max(1, steps // 20)}", *PLUGINS,
+                    "--set", f"run.check_every={max(1, steps // 20)}", *plugins,
                     "--set", f"wall_shear.window_start={0.75 * t_end!r}", "--set", "wall_shear.every=0",
                     "--set", f"wall_shear.sample_every={max(1, steps // 200)}")
         res = f"R = {n} dx"
         if s is None:
-            records.append(ctx.failed("wss_pipe_tilted", res, "wss_pipe.tilted_finest"))
+            records.append(ctx.failed(study, res, key + "_finest"))
             continue
         d, attrs = _stats(out)
         p = d["points"]
@@ -181,17 +187,16 @@ def wss_pipe_tilted(ctx):
                f"tau {s['tau']:.3f}, {s['steps']} steps)")
         err = float(d["tawss"][middle].mean() / tau_w - 1)
         errors[n] = err
-        records.append(ctx.diagnostic("wss_pipe_tilted", "middle third: mean |WSS| at the last step / tau_w - 1",
+        records.append(ctx.diagnostic(study, "middle third: mean |WSS| at the last step / tau_w - 1",
                                       float(d["wss_magnitude"][middle].mean() / tau_w - 1), res))
-        records.append(ctx.diagnostic("wss_pipe_tilted", "middle third: mean r of the wall nodes / R",
+        records.append(ctx.diagnostic(study, "middle third: mean r of the wall nodes / R",
                                       float(radial[middle].mean() / R_TILT), res))
         flow = d["mean_wss"][middle] @ a / np.maximum(np.linalg.norm(d["mean_wss"][middle], axis=1), 1e-300)
-        records.append(ctx.diagnostic("wss_pipe_tilted", "middle third: smallest cosine of the mean WSS with the axis",
+        records.append(ctx.diagnostic(study, "middle third: smallest cosine of the mean WSS with the axis",
                                       float(flow.min()), res))
         if n == plan[-1][0]:
-            records.append(ctx.check("wss_pipe.tilted_finest", err, res, backend=s["backend"]))
-    records += ctx.study("wss_pipe_tilted", "middle third: mean |WSS| / tau_w - 1", errors, "wss_pipe.tilted_order",
-                         unit="R/dx")
+            records.append(ctx.check(key + "_finest", err, res, backend=s["backend"]))
+    records += ctx.study(study, "middle third: mean |WSS| / tau_w - 1", errors, key + "_order", unit="R/dx")
     return records
 
 
@@ -294,7 +299,13 @@ def wss_womersley(ctx):
     return records
 
 
-CHECKS = {"wss_pipe_axis": wss_pipe_axis, "wss_pipe_tilted": wss_pipe_tilted, "wss_womersley": wss_womersley}
+def wss_pipe_tilted_vlbm(ctx):
+    """wss_pipe_tilted with lb_vlbm's partial cells."""
+    return wss_pipe_tilted(ctx, vlbm=True)
+
+
+CHECKS = {"wss_pipe_axis": wss_pipe_axis, "wss_pipe_tilted": wss_pipe_tilted, "wss_pipe_tilted_vlbm": wss_pipe_tilted_vlbm,
+          "wss_womersley": wss_womersley}
 
 
 def estimate():
