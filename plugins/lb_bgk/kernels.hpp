@@ -1,6 +1,7 @@
 #pragma once
 // Device-safe kernels of the D3Q19 BGK plugin, written once for CPU and GPU.
 #include <cstdint>
+#include <type_traits>
 
 #include "core/mesh/lattice_view.hpp"
 #include "core/mesh/population_slots.hpp"
@@ -191,10 +192,11 @@ struct CollideStreamInPlace {
     // Slot of direction q: row opp(q) of the node it is pulled from (odd steps), else
     // row q of this node; written back with f*_opp(q). With 32- and 64-bit storage the
     // slots are recomputed from src for the write-back (88 instead of 102 registers:
-    // 1.26x on an H200 for fp32); with 16-bit storage, whose conversions need registers
-    // of their own, they are kept (recomputing cost 8% with fp16s and half the speed of
-    // e4m11 dithered on bricks; docs/bytes_per_update.md section 9).
-    constexpr bool recompute = sizeof(Store) >= 4;
+    // 1.26x on an H200 for fp32), and so they are on the node list with 16-bit storage
+    // (1.10-1.12x for fp16s, 1.04x for e4m11 dithered); on bricks with 16-bit storage,
+    // whose conversions need registers of their own, they are kept (recomputing there
+    // cost 21-24%). H100, 2026-11-26, docs/bytes_per_update.md section 12.
+    constexpr bool recompute = sizeof(Store) >= 4 || std::is_same_v<View, mesh::NodeListView>;
     std::uint32_t idx[d3q19::Q], pulled = 0;
     if constexpr (!recompute) {
       idx[0] = n;
