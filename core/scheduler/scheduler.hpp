@@ -15,6 +15,7 @@
 //   end_step          A-B population swap (lb_bgk)
 //   output            fields, probes, the mass and NaN monitor (core), wall shear (wall_shear)
 // and, once after the last step, the run-end actions (add_run_end: wall_shear's statistics).
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -101,9 +102,9 @@ class Scheduler {
   bool viscous_stress_required() const { return !viscous_stress_.empty(); }
   /// Whether step `step` must compute the viscous stress (`moments_due`: the step's).
   bool viscous_stress_due(std::int64_t step, bool moments_due) const {
-    for (const auto& r : viscous_stress_)
-      if (moments_due || r.due(step)) return true;
-    return false;
+    if (viscous_stress_.empty()) return false;
+    return moments_due || std::any_of(viscous_stress_.begin(), viscous_stress_.end(),
+                                      [step](const StressRequest& r) { return r.due(step); });
   }
   void offer_viscous_stress(const std::string& who) { stress_provider_ = who; }
   /// The LB plugin that computes the viscous stress, "" if none.

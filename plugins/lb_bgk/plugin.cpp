@@ -110,14 +110,14 @@ class Solver final : public SolverBase {
         Phase::collide_interior, "collide_stream", "lb_bgk",
         [this, &fields](StepContext& ctx) { collide_stream(fields, ctx, {0, interior_}); },
         interior_sync);
+    // The viscous stress for a plugin that asks for it (wall_shear), in the update kernel.
+    st.scheduler.offer_viscous_stress("lb_bgk");
+    stress_omega_ = Real(st.units.omega());
     // The plasma's velocity at the start of the step, for particles that ask for it
     // (Scheduler::require_streamed_velocity; its field is declared in initialise). First
     // in the particles phase (lb_bgk sets up before particle plugins), after begin_step
     // has set this step's link values, so it pulls what the collision will.
     scheduler_ = &st.scheduler;
-    // The viscous stress for a plugin that asks for it (wall_shear), in the same kernel.
-    st.scheduler.offer_viscous_stress("lb_bgk");
-    stress_omega_ = Real(st.units.omega());
     st.scheduler.add(Phase::particles, "streamed_velocity", "lb_bgk",
                      [this, &fields](StepContext& ctx) { streamed_velocity(fields, ctx.step, ctx.time); });
     // Pointer swap, not a copy: the B set becomes the next step's A set.

@@ -241,13 +241,8 @@ class WallShearIn final : public WallShear {
           "viscous_stress_nodes", 1, "wall_shear", "1 where the LB kernel writes viscous_stress for wall_shear");
     }
     find_wall_nodes(m, st.fields);
-    if (!momentum_exchange_) {
-      std::vector<std::uint8_t> wanted(stress_nodes_->stride(), 0);
-      for (const std::uint32_t n : stress_node_list_) wanted[n] = 1;
-      stress_nodes_->array().upload(wanted);
-      stress_node_list_ = {};
+    if (!momentum_exchange_)
       st.scheduler.require_viscous_stress("wall_shear", [this](std::int64_t step) { return file_due(step) || sample_due(step); });
-    }
     // A restarted run continues the checkpoint's sums (wall_shear_sums, restored after
     // set-up: continue_statistics at the first step); the files' window_start says where
     // the sampling began.
@@ -418,8 +413,10 @@ class WallShearIn final : public WallShear {
       log::info(str("wall_shear: wall normals from ", surface_, comm_->sum(std::uint64_t(from_links)) > 0
                         ? str("; ", comm_->sum(std::uint64_t(from_links)), " wall nodes with no surface within 2 dx keep their links' normal")
                         : std::string()));
-    if (at_wall_) find_band(m, fields, node, wall_normals, wall);
-    else if (!momentum_exchange_) stress_node_list_.insert(stress_node_list_.end(), node.begin(), node.end());
+    // The nodes whose stress the stress method reads: the band and the wall nodes that
+    // keep their own stress, or every wall node (evaluate = "node").
+    if (at_wall_) mark_stress_nodes(find_band(m, fields, node, wall_normals, wall));
+    else if (!momentum_exchange_) mark_stress_nodes(node);
     node_ = exec::to_device(space_, node);
     bits_ = exec::to_device(space_, bits);
     normal_ = exec::to_device(space_, normal);
@@ -530,7 +527,16 @@ class WallShearIn final : public WallShear {
   ///     sqrt 2 + 1.5 for a staircase or lb_vlbm wall node, so an inner node).
   /// Candidates are the owned nodes within a few links of a wall node or of another
   /// rank's nodes (where another rank's wall may be near), searched for the surface.
-  void find_band(const mesh::SparseMesh& m, FieldRegistry& fields, const std::vector<std::uint32_t>& wall_nodes,
+  /// viscous_stress_nodes: 1 at `read`, 0 elsewhere.
+  void mark_stress_nodes(const std::vector<std::uint32_t>& read) {
+    std::vector<std::uint8_t> wanted(stress_nodes_->stride(), 0);
+    for (const std::uint32_t n : read) wanted[n] = 1;
+    stress_nodes_->array().upload(wanted);
+  }
+
+  /// Returns the nodes whose stress the extrapolation reads: the band, and the wall nodes
+  /// without an inner node (their own stress).
+  std::vector<std::uint32_t> find_band(const mesh::SparseMesh& m, FieldRegistry& fields, const std::vector<std::uint32_t>& wall_nodes,
                  const std::vector<phys::Vec3<double>>& wall_normals, const std::vector<geometry::SurfacePoint>& wall) {
     constexpr double inner_reach = 3.0, band_reach = inner_reach + 1.5;
     // Inner nodes' voxels lie wholly inside the surface (d >= sqrt(3)/2 dx): with lb_vlbm
@@ -612,6 +618,7 @@ class WallShearIn final : public WallShear {
     std::vector<std::uint32_t> wall_inner(inner_rows * c, no_inner);
     std::vector<Real> wall_weight(inner_rows * c, Real(0));
     std::size_t without = 0;
+    std::vector<std::uint32_t> own;  // wall nodes that keep their own stress
     // Only neighbours that are inner nodes (their owner fills their traction): the same
     // test on the same distances on every rank.
     std::vector<std::vector<std::pair<std::uint32_t, double>>> arounds(c);
@@ -633,11 +640,9 @@ class WallShearIn final : public WallShear {
       }
       if (around.empty()) {
         ++without;
-        stress_node_list_.push_back(wall_nodes[w]);  // its own stress
+        own.push_back(wall_nodes[w]);  // its own stress is read
       }
     }
-    // The LB kernel's stress where it is read: the band, and the wall nodes above.
-    stress_node_list_.insert(stress_node_list_.end(), band.begin(), band.end());
     inner_count_ = std::uint32_t(ni);
     inner_node_ = exec::to_device(space_, inner);
     inner_outer_ = exec::to_device(space_, outer);
@@ -652,6 +657,8 @@ class WallShearIn final : public WallShear {
                   " inner nodes (", comm_->sum(std::uint64_t(skipped)), " without a node further in: their own stress) "
                   "over ", comm_->sum(std::uint64_t(band.size())), " band nodes; ", comm_->sum(std::uint64_t(without)),
                   " wall nodes without an inner node keep their own stress"));
+    band.insert(band.end(), own.begin(), own.end());
+    return band;
   }
 
   /// The WSS of every wall node after `step`; with `sample`, added to the statistics.
@@ -893,7 +900,6 @@ class WallShearIn final : public WallShear {
   // The stress method: the LB kernel's viscous stress and where it is wanted (setup).
   Field<Real>* stress_ = nullptr;
   Field<std::uint8_t>* stress_nodes_ = nullptr;
-  std::vector<std::uint32_t> stress_node_list_;  // set-up only
   Field<Real>* wall_traction_ = nullptr;
   WallNodes nodes_;  // rank 0
 };
