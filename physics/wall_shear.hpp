@@ -93,6 +93,39 @@ HEMO_HD SymTensor<Real> wall_stress_extrapolated(const SymTensor<Real>& near, co
           e(near.xy, far.xy), e(near.xz, far.xz), e(near.yz, far.yz)};
 }
 
+/// The largest weight wall_traction_quadratic gives the difference of two linear
+/// extrapolations before it keeps the nearer one: a bound on how much it amplifies the
+/// staircase's node-to-node scatter (depths 1, 2, 3 dx give 0.5; lines oblique to the
+/// lattice, whose depths grow by less than a spacing a link, more). With 2 instead of 1
+/// one node of the reduced tilted pipe at 5 dx per radius had its mean WSS reversed
+/// (CPU, 2026-11-26; tools/validation/notes.md).
+inline constexpr double quadratic_weight_limit = 1.0;
+
+/// The wall value of a quantity that is quadratic in the surface distance d, from two
+/// linear extrapolations of it (wall_stress_extrapolated, one Richardson step): a linear
+/// extrapolation to d = 0 through the values at d_1 < d_2 of s(d) = s_0 + s_1 d + c d^2 is
+/// s_0 - c d_1 d_2 (the interpolation remainder s''/2 (0 - d_1)(0 - d_2)), so two of them,
+/// L_j through the depths of node j and its outer node j' (product g_j = d_j d_j') and
+/// L_j' through those of j' and its own outer node (g_j'), give
+///   c = (L_j - L_j') / (g_j' - g_j),   s_0 = L_j + c g_j = L_j + (L_j - L_j') g_j / (g_j' - g_j),
+/// exact for a quadratic profile along the normal, as the three-point Lagrange
+/// extrapolation through d_j, d_j', d_j'' is (for d = 1, 2, 3: 3 s_1 - 3 s_2 + s_3). Why
+/// quadratic: inside a Stokes layer of thickness R / alpha the stress curves within a few
+/// spacings (Womersley flow, alpha = 6, R = 32 dx: a linear extrapolation from 1 and 2 dx
+/// misses the wall stress by 2.8% of its peak over a period, a quadratic one from 1, 2
+/// and 3 dx by 0.5%; tools/validation/notes.md). Works on the traction vectors t = sigma . n
+/// of the two nodes. g < 0 marks a node without a linear extrapolation (its own stress);
+/// then, or where the weight g_j / (g_j' - g_j) would exceed quadratic_weight_limit
+/// (depths too close together), L_j is returned as it is.
+template <class Real>
+HEMO_HD Vec3<Real> wall_traction_quadratic(const Vec3<Real>& near, Real g_near, const Vec3<Real>& far, Real g_far) {
+  const Real gap = g_far - g_near;
+  if (!(g_near >= Real(0) && g_far >= Real(0) && gap > Real(0) && g_near <= Real(quadratic_weight_limit) * gap))
+    return near;
+  const Real k = g_near / gap;
+  return {near.x + (near.x - far.x) * k, near.y + (near.y - far.y) * k, near.z + (near.z - far.z) * k};
+}
+
 /// The wall normal of a node from its wall links: bit q (1..18) of `wall_pulls` set where
 /// the node's pull in direction q is a wall (x - c_q solid). Points from the wall into the
 /// fluid; zero when the node has no wall link (or, impossibly for a fluid node between

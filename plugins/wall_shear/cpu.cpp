@@ -11,3 +11,5 @@ HEMO_WALL_SHEAR_KERNELS(float, hemo::phys::Fp16s);
 HEMO_WALL_SHEAR_KERNELS(float, hemo::phys::E4m11s);
 HEMO_INSTANTIATE_HOST(hemo::wall_shear::WallTraction<float>);
 HEMO_INSTANTIATE_HOST(hemo::wall_shear::WallTraction<double>);
+HEMO_INSTANTIATE_HOST(hemo::wall_shear::WallTractionQuadratic<float>);
+HEMO_INSTANTIATE_HOST(hemo::wall_shear::WallTractionQuadratic<double>);

@@ -41,7 +41,11 @@ struct WallTraction {
   const Real* HEMO_RESTRICT reach;              // per inner node: d_j / (d_j' - d_j), 0 for none
   const Real* HEMO_RESTRICT normal;             // 3 rows of `count`: j's wall normal, into the fluid
   std::uint32_t count;
-  Real* HEMO_RESTRICT traction;                 // 3 rows of `stride`
+  Real* HEMO_RESTRICT traction;                 // 3 rows of `stride` (4 with depth_product)
+  // extrapolation = "quadratic": per node d_j d_j', the product of the two depths the
+  // line passes through (-1: none), into the traction's fourth row for
+  // WallTractionQuadratic to read across the halo; null for "linear".
+  const Real* HEMO_RESTRICT depth_product = nullptr;
 
   HEMO_HD void operator()(std::uint32_t a) const {
     const std::size_t s = stride, c = count;
@@ -49,6 +53,31 @@ struct WallTraction {
     const phys::SymTensor<Real> wall =
         phys::wall_stress_extrapolated(stress_at(stress, s, j), stress_at(stress, s, o), reach[a]);
     const phys::Vec3<Real> t = phys::apply(wall, phys::Vec3<Real>{normal[a], normal[c + a], normal[2 * c + a]});
+    traction[j] = t.x;
+    traction[s + j] = t.y;
+    traction[2 * s + j] = t.z;
+    if (depth_product) traction[3 * s + j] = depth_product[a];
+  }
+};
+
+/// extrapolation = "quadratic": the traction at the wall below an inner node j from the
+/// linear extrapolations (WallTraction) of j and of its outer node j', one Richardson
+/// step (physics/wall_shear.hpp, wall_traction_quadratic). j' may be a halo node: its
+/// owner made its linear value, and the halo carried it with its depth product.
+template <class Real>
+struct WallTractionQuadratic {
+  const Real* HEMO_RESTRICT linear;         // 4 rows of `stride`: WallTraction's traction and depth product
+  std::uint32_t stride;
+  const std::uint32_t* HEMO_RESTRICT node;   // per inner node: j
+  const std::uint32_t* HEMO_RESTRICT outer;  // per inner node: j' (j itself where there is none)
+  Real* HEMO_RESTRICT traction;              // 3 rows of `stride`
+
+  HEMO_HD void operator()(std::uint32_t a) const {
+    const std::size_t s = stride;
+    const std::uint32_t j = node[a], o = outer[a];
+    const phys::Vec3<Real> t = phys::wall_traction_quadratic(
+        phys::Vec3<Real>{linear[j], linear[s + j], linear[2 * s + j]}, linear[3 * s + j],
+        phys::Vec3<Real>{linear[o], linear[s + o], linear[2 * s + o]}, linear[3 * s + o]);
     traction[j] = t.x;
     traction[s + j] = t.y;
     traction[2 * s + j] = t.z;

@@ -222,6 +222,7 @@ class WallShearIn final : public WallShear {
       cfg.fail("wall_shear.evaluate", "is \"wall\", which needs the stress method and a surface (wall_shear.surface, "
                                       "the case's STL or a pipe's cylinder) with wall_shear.normal not \"links\"");
     at_wall_ = surface_normals_ && evaluate != "node";
+    quadratic_ = cfg.string("wall_shear.extrapolation") == "quadratic";
 
     if (momentum_exchange_ && st.fields.contains("fluid_share"))
       cfg.fail("wall_shear.method", "\"momentum_exchange\" needs halfway bounce-back walls; with lb_vlbm's partial cells "
@@ -514,17 +515,22 @@ class WallShearIn final : public WallShear {
 
   /// evaluate = "wall": each wall node's WSS from the stress extrapolated to the wall
   /// from the layers inside, not from its own stress (physics/wall_shear.hpp,
-  /// wall_stress_extrapolated). Three sets of owned nodes, from the surface distance d
-  /// (dx) alone, so that every rank makes the same choice for the nodes it owns and a
-  /// wall node's inner node on another rank is computed there (the values do not depend
-  /// on the partition):
-  ///   - inner nodes (sqrt 3 / 2 <= d <= inner_reach): j, its neighbour j' along its
-  ///     surface normal, and the traction sigma_w(j) . n_j at the wall below it;
-  ///   - band nodes (sqrt 3 / 2 <= d <= band_reach, above inner_reach + sqrt 2, so every
-  ///     j and j' is one, and no node nearer the wall, which none reads): the stress,
-  ///     for the inner nodes' extrapolation;
-  ///   - each wall node takes the traction of its neighbour along its normal (d below
-  ///     sqrt 2 + 1.5 for a staircase or lb_vlbm wall node, so an inner node).
+  /// wall_stress_extrapolated, wall_traction_quadratic). Sets of owned nodes, from the
+  /// surface distance d (dx) alone, so that every rank makes the same choice for the
+  /// nodes it owns and a wall node's inner node on another rank is computed there (the
+  /// values do not depend on the partition):
+  ///   - inner nodes (sqrt 3 / 2 <= d <= inner_reach): the traction at the wall below
+  ///     them, which the wall nodes average;
+  ///   - traction nodes (sqrt 3 / 2 <= d <= traction_reach): j, its neighbour j' along
+  ///     its surface normal, and the traction sigma_w(j) . n_j at the wall below j,
+  ///     extrapolated linearly from the stress of j and j'. With extrapolation =
+  ///     "linear" they are the inner nodes; with "quadratic" they reach 1.5 dx further
+  ///     (above sqrt 2, so every inner node's j' is one), and each inner node combines
+  ///     its linear traction with its j''s (WallTractionQuadratic);
+  ///   - band nodes (sqrt 3 / 2 <= d <= traction_reach + 1.5, so every j' of a traction
+  ///     node is one, and no node nearer the wall, which none reads): the stress;
+  ///   - each wall node takes the traction of its neighbours around its normal (d below
+  ///     sqrt 2 + 1.5 for a staircase or lb_vlbm wall node, so inner nodes).
   /// Candidates are the owned nodes within a few links of a wall node or of another
   /// rank's nodes (where another rank's wall may be near), searched for the surface.
   /// viscous_stress_nodes: 1 at `read`, 0 elsewhere.
@@ -538,14 +544,15 @@ class WallShearIn final : public WallShear {
   /// without an inner node (their own stress).
   std::vector<std::uint32_t> find_band(const mesh::SparseMesh& m, FieldRegistry& fields, const std::vector<std::uint32_t>& wall_nodes,
                  const std::vector<phys::Vec3<double>>& wall_normals, const std::vector<geometry::SurfacePoint>& wall) {
-    constexpr double inner_reach = 3.0, band_reach = inner_reach + 1.5;
+    constexpr double inner_reach = 3.0;
+    const double traction_reach = quadratic_ ? inner_reach + 1.5 : inner_reach, band_reach = traction_reach + 1.5;
     // Inner nodes' voxels lie wholly inside the surface (d >= sqrt(3)/2 dx): with lb_vlbm
     // a node nearer may be a partial cell, whose populations mix in the solid's; on a
     // staircase it is a node of the steps (the axis pipe at 20 nodes per radius: -1.2%
     // with this bound, -1.6% without; CPU, 2026-11-26).
     const double inner_from = 0.5 * std::sqrt(3.0);
     auto is_inner = [&](double d) { return d >= inner_from && d <= inner_reach; };
-    constexpr int links = 6;  // band_reach in links, rounded up
+    const int links = int(std::ceil(band_reach)) + 2;  // enough links to reach band_reach along any path
     const double dx = m.dx;
     // Breadth-first over owned fluid nodes from the wall and edge nodes, `links` deep.
     std::vector<std::int8_t> depth(m.num_nodes, -1);
@@ -574,19 +581,19 @@ class WallShearIn final : public WallShear {
     for (std::size_t p = 0; p < queue.size(); ++p) at[p] = m.position(queue[p]);
     const auto below = surface_below(at, dx, band_reach);
 
-    std::vector<std::uint32_t> band, inner, outer;
-    std::vector<double> inner_d;
-    std::vector<phys::Vec3<double>> inner_n;
+    std::vector<std::uint32_t> band, traction, outer;
+    std::vector<double> traction_d;
+    std::vector<phys::Vec3<double>> traction_n;
     for (std::size_t p = 0; p < queue.size(); ++p) {
       const double d = below[p].first;
-      // Only where an inner node's stress or its outer neighbour's may be read: the band
-      // once began at the wall (aorta: 207,245 band nodes, now 141,214; the files unchanged).
+      // Only where a traction node's stress or its outer neighbour's may be read: the band
+      // once began at the wall (aorta: 207,245 band nodes, then 141,214; the files unchanged).
       if (!(d >= inner_from && d <= band_reach)) continue;
       band.push_back(queue[p]);
-      if (!is_inner(d)) continue;
-      inner.push_back(queue[p]);
-      inner_d.push_back(d);
-      inner_n.push_back(below[p].second);
+      if (d > traction_reach) continue;
+      traction.push_back(queue[p]);
+      traction_d.push_back(d);
+      traction_n.push_back(below[p].second);
       outer.push_back(neighbour_along(m, queue[p], below[p].second));
     }
     // The outer nodes' distances (some are halo nodes: their owner computes their stress).
@@ -594,23 +601,30 @@ class WallShearIn final : public WallShear {
     for (const std::uint32_t o : outer)
       if (o != no_inner) outer_at.push_back(m.position(o));
     const auto outer_below = surface_below(outer_at, dx, band_reach + 2.0);
-    const std::size_t ni = inner.size();
-    std::vector<Real> reach(ni), normal(3 * ni);
+    const std::size_t nt = traction.size();
+    std::vector<Real> reach(nt), normal(3 * nt), depth_product(nt);
+    std::vector<std::uint32_t> inner, inner_outer;  // the inner nodes among them, and their j'
     std::size_t skipped = 0;
-    for (std::size_t a = 0, o = 0; a < ni; ++a) {
-      double r = 0.0;
+    for (std::size_t a = 0, o = 0; a < nt; ++a) {
+      double r = 0.0, far = 0.0;
       if (outer[a] != no_inner) {
-        const double far = outer_below[o++].first;
+        far = outer_below[o++].first;
         // Less than 0.3 dx further from the wall (a thin vessel's far side): no slope.
-        if (std::isfinite(far) && far - inner_d[a] >= 0.3) r = inner_d[a] / (far - inner_d[a]);
+        if (std::isfinite(far) && far - traction_d[a] >= 0.3) r = traction_d[a] / (far - traction_d[a]);
       }
       if (r == 0.0) {
-        outer[a] = inner[a];
-        ++skipped;
+        outer[a] = traction[a];
+        if (is_inner(traction_d[a])) ++skipped;
       }
       reach[a] = Real(r);
-      for (int k = 0; k < 3; ++k) normal[k * ni + a] = Real(inner_n[a][k]);
+      depth_product[a] = Real(r == 0.0 ? -1.0 : traction_d[a] * far);
+      for (int k = 0; k < 3; ++k) normal[k * nt + a] = Real(traction_n[a][k]);
+      if (is_inner(traction_d[a])) {
+        inner.push_back(traction[a]);
+        inner_outer.push_back(outer[a]);
+      }
     }
+    const std::size_t ni = inner.size();
     // Each wall node's inner nodes: its fluid neighbours within 45 degrees of its
     // (surface) normal, weighted by the cosine; the staircase's scatter node to node
     // averages out over them.
@@ -643,19 +657,31 @@ class WallShearIn final : public WallShear {
         own.push_back(wall_nodes[w]);  // its own stress is read
       }
     }
-    inner_count_ = std::uint32_t(ni);
-    inner_node_ = exec::to_device(space_, inner);
-    inner_outer_ = exec::to_device(space_, outer);
-    inner_reach_ = exec::to_device(space_, reach);
-    inner_normal_ = exec::to_device(space_, normal);
+    traction_count_ = std::uint32_t(nt);
+    traction_node_ = exec::to_device(space_, traction);
+    traction_outer_ = exec::to_device(space_, outer);
+    traction_reach_ = exec::to_device(space_, reach);
+    traction_normal_ = exec::to_device(space_, normal);
     wall_inner_ = exec::to_device(space_, wall_inner);
     wall_weight_ = exec::to_device(space_, wall_weight);
     wall_traction_ = &fields.declare_node_field<Real>("wall_shear_wall_traction", 3, "wall_shear",
                                                       "traction (lattice units) at the wall below each inner node "
                                                       "(0 elsewhere)");
-    log::info(str("wall_shear: stress extrapolated to the wall from ", comm_->sum(std::uint64_t(ni)),
-                  " inner nodes (", comm_->sum(std::uint64_t(skipped)), " without a node further in: their own stress) "
-                  "over ", comm_->sum(std::uint64_t(band.size())), " band nodes; ", comm_->sum(std::uint64_t(without)),
+    if (quadratic_) {
+      traction_depth_product_ = exec::to_device(space_, depth_product);
+      inner_count_ = std::uint32_t(ni);
+      inner_node_ = exec::to_device(space_, inner);
+      inner_outer_ = exec::to_device(space_, inner_outer);
+      linear_traction_ = &fields.declare_node_field<Real>(
+          "wall_shear_linear_traction", 4, "wall_shear",
+          "traction (lattice units) at the wall below each traction node, extrapolated linearly, and the product "
+          "of the two depths it was extrapolated from (0 elsewhere)");
+    }
+    log::info(str("wall_shear: stress extrapolated ", quadratic_ ? "quadratically" : "linearly", " to the wall at ",
+                  comm_->sum(std::uint64_t(ni)), " inner nodes (", comm_->sum(std::uint64_t(skipped)),
+                  " without a node further in: their own stress)",
+                  quadratic_ ? str(" from ", comm_->sum(std::uint64_t(nt)), " traction nodes") : std::string(), " over ",
+                  comm_->sum(std::uint64_t(band.size())), " band nodes; ", comm_->sum(std::uint64_t(without)),
                   " wall nodes without an inner node keep their own stress"));
     band.insert(band.end(), own.begin(), own.end());
     return band;
@@ -722,11 +748,22 @@ class WallShearIn final : public WallShear {
     if (at_wall_) {
       // The inner nodes' traction at the wall from the band's stress, each with its halo
       // from the ranks that own the nodes across.
+      // With extrapolation = "quadratic" the linear tractions of the traction nodes first,
+      // then the inner nodes' from theirs and their outer nodes'.
       if (halo_->active()) halo_->exchange(*stress_);
-      exec::for_each(space_, {0, inner_count_},
-                     WallTraction<Real>{stress_->data(), stride, inner_node_.data(), inner_outer_.data(),
-                                        inner_reach_.data(), inner_normal_.data(), inner_count_, wall_traction_->data()},
+      Field<Real>& linear = quadratic_ ? *linear_traction_ : *wall_traction_;
+      exec::for_each(space_, {0, traction_count_},
+                     WallTraction<Real>{stress_->data(), stride, traction_node_.data(), traction_outer_.data(),
+                                        traction_reach_.data(), traction_normal_.data(), traction_count_, linear.data(),
+                                        quadratic_ ? traction_depth_product_.data() : nullptr},
                      "wall_shear::wall_traction");
+      if (quadratic_) {
+        if (halo_->active()) halo_->exchange(linear);
+        exec::for_each(space_, {0, inner_count_},
+                       WallTractionQuadratic<Real>{linear.data(), stride, inner_node_.data(), inner_outer_.data(),
+                                                   wall_traction_->data()},
+                       "wall_shear::wall_traction_quadratic");
+      }
       if (halo_->active()) halo_->exchange(*wall_traction_);
     }
     const mesh::PopulationState state = mesh::population_state(fields.lookup("f").in_place(), step);
@@ -894,13 +931,15 @@ class WallShearIn final : public WallShear {
   // evaluate = "wall" (find_band)
   bool at_wall_ = false;
   HaloExchange* halo_ = nullptr;
-  std::uint32_t inner_count_ = 0;
-  exec::DeviceArray<std::uint32_t> inner_node_, inner_outer_, wall_inner_;
-  exec::DeviceArray<Real> inner_reach_, inner_normal_, wall_weight_;
+  bool quadratic_ = true;  // wall_shear.extrapolation
+  std::uint32_t traction_count_ = 0, inner_count_ = 0;
+  exec::DeviceArray<std::uint32_t> traction_node_, traction_outer_, inner_node_, inner_outer_, wall_inner_;
+  exec::DeviceArray<Real> traction_reach_, traction_normal_, traction_depth_product_, wall_weight_;
   // The stress method: the LB kernel's viscous stress and where it is wanted (setup).
   Field<Real>* stress_ = nullptr;
   Field<std::uint8_t>* stress_nodes_ = nullptr;
   Field<Real>* wall_traction_ = nullptr;
+  Field<Real>* linear_traction_ = nullptr;  // extrapolation = "quadratic"
   WallNodes nodes_;  // rank 0
 };
 
@@ -938,8 +977,14 @@ class WallShearPlugin final : public Plugin {
                          cfg.string("wall_shear.method") == "stress" && cfg.string("wall_shear.evaluate") != "node";
     if (!at_wall) return;
     st.memory.node_field("wall_shear", "wall_shear_wall_traction", 3, real);
+    const bool quadratic = cfg.string("wall_shear.extrapolation") == "quadratic";
+    if (quadratic) st.memory.node_field("wall_shear", "wall_shear_linear_traction", 4, real);
+    // Per wall node about 3 layers of inner nodes (with "quadratic" about 4.5 of traction
+    // nodes, each with a depth product, and the inner nodes' two indices again).
     st.memory.array("wall_shear", "inner node tables", wall,
-                    3 * (2 * sizeof(std::uint32_t) + 4 * real) + inner_rows * (sizeof(std::uint32_t) + real));
+                    (quadratic ? 9 * (2 * sizeof(std::uint32_t) + 5 * real) / 2 + 3 * 2 * sizeof(std::uint32_t)
+                               : 3 * (2 * sizeof(std::uint32_t) + 4 * real)) +
+                        inner_rows * (sizeof(std::uint32_t) + real));
   }
   void setup(SetupStage& st) override {
     if (st.precision == Precision::fp32) impl_ = std::make_unique<WallShearIn<float>>();
@@ -983,11 +1028,18 @@ void declare_config(config::Schema& schema) {
       .default_value(std::string("auto"))
       .string("evaluate",
               "Where the stress method evaluates the stress: 'auto' (the default: 'wall' where the normals come from a "
-              "surface, else 'node'), 'wall' (extrapolated linearly to the wall along the surface normal from the two "
-              "node layers inside, through each wall node's neighbour along its normal; needs a surface), or 'node' "
+              "surface, else 'node'), 'wall' (extrapolated to the wall along the surface normal from the node layers inside, "
+              "linearly or quadratically: wall_shear.extrapolation; needs a surface), or 'node' "
               "(at the wall node itself, half a link or more inside the wall, disturbed by the staircase)")
       .choices({"auto", "wall", "node"})
-      .default_value(std::string("auto"));
+      .default_value(std::string("auto"))
+      .string("extrapolation",
+              "With evaluate = 'wall': 'quadratic' (the default: two linear extrapolations, of the node and of its "
+              "neighbour further in, combined into one exact for a stress quadratic in the wall distance, as inside a "
+              "Stokes layer; one more kernel and halo exchange a sample) or 'linear' (from the node and its neighbour "
+              "further in only)")
+      .choices({"quadratic", "linear"})
+      .default_value(std::string("quadratic"));
 }
 
 Plugin* create() { return new WallShearPlugin(); }

@@ -170,3 +170,37 @@ TEST_CASE("wall shear: extrapolating the stress to the wall is exact for a stres
   // reach 0: the near node's own stress.
   CHECK(wall_stress_extrapolated(at(d_near), at(d_far), 0.0).xy == at(d_near).xy);
 }
+
+TEST_CASE("wall shear: two linear extrapolations make a quadratic one, exact for a stress quadratic in the distance") {
+  // s(d) = s0 + s1 d + c d^2 along the normal; node j at d_j, its outer node at d_j', that
+  // one's outer node at d_j'' (not collinear: only the depths enter).
+  const double s0 = 0.02, s1 = -0.004, c = 0.0007, dj = 0.9, dj1 = 1.6, dj2 = 2.75;
+  auto s = [&](double d) { return s0 + s1 * d + c * d * d; };
+  auto linear = [&](double a, double b) {  // wall_stress_extrapolated's rule on one component
+    SymTensor<double> na, nb;
+    na.xy = s(a);
+    nb.xy = s(b);
+    return wall_stress_extrapolated(na, nb, a / (b - a)).xy;
+  };
+  const Vec3<double> near{linear(dj, dj1), 2.0 * linear(dj, dj1), 0.0};
+  const Vec3<double> far{linear(dj1, dj2), 2.0 * linear(dj1, dj2), 0.0};
+  const Vec3<double> w = wall_traction_quadratic(near, dj * dj1, far, dj1 * dj2);
+  CHECK(w.x == doctest::Approx(s0).epsilon(1e-13));
+  CHECK(w.y == doctest::Approx(2.0 * s0).epsilon(1e-13));
+  CHECK(w.z == 0.0);
+  // The same three depths by Lagrange's three-point extrapolation.
+  const double lagrange = s(dj) * (dj1 * dj2) / ((dj1 - dj) * (dj2 - dj)) +
+                          s(dj1) * (dj * dj2) / ((dj - dj1) * (dj2 - dj1)) +
+                          s(dj2) * (dj * dj1) / ((dj - dj2) * (dj1 - dj2));
+  CHECK(w.x == doctest::Approx(lagrange).epsilon(1e-13));
+  // A linear profile: both extrapolations agree, and so does the result.
+  CHECK(wall_traction_quadratic(Vec3<double>{0.3, 0, 0}, 1.0, Vec3<double>{0.3, 0, 0}, 3.0).x == 0.3);
+  // Kept as it is: a node without a linear extrapolation (g < 0) on either side, depths
+  // too close (weight g_j / (g_j' - g_j) above quadratic_weight_limit), or none further.
+  const Vec3<double> a{1.0, 2.0, 3.0}, b{0.5, 0.5, 0.5};
+  CHECK(wall_traction_quadratic(a, -1.0, b, 3.0).x == 1.0);
+  CHECK(wall_traction_quadratic(a, 1.0, b, -1.0).y == 2.0);
+  CHECK(wall_traction_quadratic(a, 2.0, b, 3.0).z == 3.0);  // weight 2 / 1 > quadratic_weight_limit (1)
+  CHECK(wall_traction_quadratic(a, 2.0, b, 2.0).x == 1.0);
+  CHECK(wall_traction_quadratic(a, 1.5, b, 3.0).x == doctest::Approx(1.5));  // weight 1: still quadratic
+}
