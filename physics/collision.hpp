@@ -5,6 +5,8 @@
 // returns the moments it used. All three recover the same Navier-Stokes equations with
 // nu = c_s^2 (tau - 1/2); they differ in the non-hydrodynamic moments, which decide
 // stability near tau = 1/2 and where a bounce-back wall effectively sits.
+// Each also says, by omega_at, the rate that relaxes the stress at a node from the same
+// populations and force: what the viscous stress (wall_shear.hpp) is computed with.
 #include "physics/bgk.hpp"
 #include "physics/regularized.hpp"
 #include "physics/trt.hpp"
@@ -16,6 +18,7 @@ template <class Real>
 struct BgkCollision {
   Real omega;
   HEMO_HD NodeState<Real> operator()(Real (&h)[d3q19::Q], const Vec3<Real>& F) const { return collide_bgk(h, omega, F); }
+  HEMO_HD Real omega_at(const Real (&)[d3q19::Q], const Vec3<Real>&) const { return omega; }
 };
 
 /// TRT: omega+ = 1/tau for the even moments, omega- from the magic parameter (trt.hpp).
@@ -25,14 +28,23 @@ struct TrtCollision {
   HEMO_HD NodeState<Real> operator()(Real (&h)[d3q19::Q], const Vec3<Real>& F) const {
     return collide_trt(h, omega_plus, omega_minus, F);
   }
+  HEMO_HD Real omega_at(const Real (&)[d3q19::Q], const Vec3<Real>&) const { return omega_plus; }  // the even rate
 };
 
-/// Regularized BGK (regularized.hpp).
+/// Regularized BGK (regularized.hpp), optionally with the Smagorinsky eddy viscosity
+/// (smagorinsky.hpp, lb_bgk.smagorinsky): each node then relaxes at its own
+/// omega_eff = 1/tau_eff from its non-equilibrium stress.
 template <class Real>
 struct RegularizedCollision {
-  Real omega;
+  Real omega;                  // 1/tau0, the molecular viscosity's
+  Real smagorinsky = Real(0);  // 18 sqrt(2) C^2 (smagorinsky_coefficient); 0: no eddy viscosity
   HEMO_HD NodeState<Real> operator()(Real (&h)[d3q19::Q], const Vec3<Real>& F) const {
-    return collide_regularized(h, omega, F);
+    return collide_regularized(h, omega, F, smagorinsky);
+  }
+  /// omega_eff of the node, from the same Pi1 and rho as the collision's, bit for bit.
+  HEMO_HD Real omega_at(const Real (&h)[d3q19::Q], const Vec3<Real>& F) const {
+    if (!(smagorinsky > Real(0))) return omega;
+    return smagorinsky_omega(non_equilibrium(h, F), omega, smagorinsky);
   }
 };
 

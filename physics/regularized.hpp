@@ -16,9 +16,59 @@
 // Shifted populations: sum_q c_q c_q w_q = c_s^2 I, so Pi1 is the same in h and f, and
 //   sum_q c_q c_q h_q^eq = (rho - 1) c_s^2 I + rho u u,
 // hence Pi1 = sum_q c_q c_q h_q - (rho - 1)/3 I - rho u u.
+//
+// With the Smagorinsky eddy viscosity (smagorinsky.hpp, lb_bgk.smagorinsky) omega is the
+// node's own 1/tau_eff, from its Pi1 and rho, for the stress and Guo's source alike: the
+// same Navier-Stokes limit with nu = nu_0 + nu_t (Hou et al. 1996). The strain rate is
+// taken from this Pi1 as it is, without the (F u + u F)/2 that wall_shear.hpp removes
+// for Guo's force (its relative weight is |F| |u| / |Pi1|, small for the body forces of
+// vessel flows); what matters for consistency is that the collision and the stress it
+// offers (collision.hpp, omega_at) use the same Pi1, bit for bit.
 #include "physics/bgk.hpp"
+#include "physics/smagorinsky.hpp"
 
 namespace hemo::phys {
+
+/// The moments of the pre-collision populations h with the force F that the regularized
+/// collision works from: rho, Guo's half-force velocity u and the non-equilibrium second
+/// moment Pi1 (the header's last equation).
+template <class Real>
+struct NonEquilibrium {
+  Real drho, rho;
+  Vec3<Real> u;
+  Real xx, yy, zz, xy, xz, yz;  // Pi1
+};
+
+template <class Real>
+HEMO_HD NonEquilibrium<Real> non_equilibrium(const Real (&h)[d3q19::Q], const Vec3<Real>& F) {
+  const SecondMoments<Real> m = second_moments(h);
+  const Real drho = m.drho, jx = m.j.x, jy = m.j.y, jz = m.j.z;
+  const Real rho = Real(1) + drho;
+  const Real inv_rho = Real(1) / rho;
+  const Vec3<Real> u{(jx + Real(0.5) * F.x) * inv_rho, (jy + Real(0.5) * F.y) * inv_rho,
+                     (jz + Real(0.5) * F.z) * inv_rho};
+  // Pi1 = Pi - (rho - 1)/3 I - rho u u
+  const Real third = drho / Real(3);
+  return {drho,
+          rho,
+          u,
+          m.xx - (third + rho * u.x * u.x),
+          m.yy - (third + rho * u.y * u.y),
+          m.zz - (third + rho * u.z * u.z),
+          m.xy - rho * u.x * u.y,
+          m.xz - rho * u.x * u.z,
+          m.yz - rho * u.y * u.z};
+}
+
+/// The rate that relaxes the node's stress: omega = 1/tau0 itself without an eddy
+/// viscosity (smagorinsky = 0), else 1/tau_eff of the Smagorinsky model (smagorinsky.hpp)
+/// from the node's Pi1 and rho; smagorinsky = 18 sqrt(2) C^2 (smagorinsky_coefficient).
+template <class Real>
+HEMO_HD Real smagorinsky_omega(const NonEquilibrium<Real>& m, Real omega, Real smagorinsky) {
+  if (!(smagorinsky > Real(0))) return omega;
+  const Real Q = double_contraction(m.xx, m.yy, m.zz, m.xy, m.xz, m.yz);
+  return Real(1) / smagorinsky_tau(Real(1) / omega, smagorinsky, Q, m.rho);
+}
 
 /// Relaxes h in place (regularized BGK with Guo forcing) and returns the moments it used.
 ///
@@ -30,24 +80,17 @@ namespace hemo::phys {
 /// and its odd part 3 w_q rho (c.u) + (1 - omega) w_q 3 (c.J1) + (1 - omega/2) 3 w_q (c.F)
 ///   = w_q (3 rho (c.u) + 3/2 (c.F))   (J1 = -F/2: the rates cancel).
 /// Holding ten sums instead of 19 populations keeps the kernel's registers (and so its
-/// occupancy and bandwidth) close to BGK's.
+/// occupancy and bandwidth) close to BGK's. smagorinsky: 18 sqrt(2) C^2 of the Smagorinsky
+/// eddy viscosity (smagorinsky_omega), 0 for none: then the arithmetic is that of the
+/// operator without it, bit for bit (one uniform branch).
 template <class Real>
-HEMO_HD NodeState<Real> collide_regularized(Real (&h)[d3q19::Q], Real omega, const Vec3<Real>& F) {
-  const SecondMoments<Real> m = second_moments(h);
-  const Real drho = m.drho, jx = m.j.x, jy = m.j.y, jz = m.j.z;
-  Real pxx = m.xx, pyy = m.yy, pzz = m.zz, pxy = m.xy, pxz = m.xz, pyz = m.yz;
-  const Real rho = Real(1) + drho;
-  const Real inv_rho = Real(1) / rho;
-  const Vec3<Real> u{(jx + Real(0.5) * F.x) * inv_rho, (jy + Real(0.5) * F.y) * inv_rho,
-                     (jz + Real(0.5) * F.z) * inv_rho};
-  // Pi1 = Pi - (rho - 1)/3 I - rho u u
-  const Real third = drho / Real(3);
-  pxx -= third + rho * u.x * u.x;
-  pyy -= third + rho * u.y * u.y;
-  pzz -= third + rho * u.z * u.z;
-  pxy -= rho * u.x * u.y;
-  pxz -= rho * u.x * u.z;
-  pyz -= rho * u.y * u.z;
+HEMO_HD NodeState<Real> collide_regularized(Real (&h)[d3q19::Q], Real omega, const Vec3<Real>& F,
+                                            Real smagorinsky = Real(0)) {
+  const NonEquilibrium<Real> m = non_equilibrium(h, F);
+  const Real drho = m.drho, rho = m.rho;
+  const Vec3<Real> u = m.u;
+  const Real pxx = m.xx, pyy = m.yy, pzz = m.zz, pxy = m.xy, pxz = m.xz, pyz = m.yz;
+  omega = smagorinsky_omega(m, omega, smagorinsky);
   const Real trace_third = (pxx + pyy + pzz) / Real(3);
   const Real keep = Real(1) - omega, keep_force = Real(1) - Real(0.5) * omega;
   const Real uu = dot(u, u), uF = dot(u, F);

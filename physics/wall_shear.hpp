@@ -59,6 +59,9 @@ HEMO_HD Vec3<Real> apply(const SymTensor<Real>& t, const Vec3<Real>& n) {
 /// The deviatoric stress sigma (lattice units) from the pre-collision shifted populations
 /// h of a node, the force density F acting on it (Guo) and the relaxation rate of the
 /// stress omega = 1/tau (omega+ for TRT): the Chapman-Enskog result of the header, eq. 1.
+/// With the Smagorinsky eddy viscosity (smagorinsky.hpp) omega is the node's own
+/// 1/tau_eff (collision.hpp, omega_at), and sigma the total stress 2 rho (nu + nu_t) S,
+/// molecular plus eddy.
 template <class Real>
 HEMO_HD SymTensor<Real> viscous_stress(const Real (&h)[d3q19::Q], const Vec3<Real>& F, Real omega) {
   const SecondMoments<Real> m = second_moments(h);  // equilibrium.hpp

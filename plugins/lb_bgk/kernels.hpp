@@ -63,15 +63,21 @@ HEMO_HD phys::Vec3<Real> body_force(const Real (&h)[d3q19::Q], const phys::Vec3<
 /// due (on the others the variant without, whose registers it would otherwise raise by
 /// up to 35 in place with 16-bit storage: ptxas, sm_90). Computed from the
 /// gathered populations before the collision, so no kernel gathers them a second time.
+/// The rate is the collision's own at the node (Collision::omega_at, physics/collision.hpp):
+/// 1/tau (omega+ for TRT), or with the Smagorinsky eddy viscosity (lb_bgk.smagorinsky) the
+/// node's omega_eff = 1/tau_eff from the same Pi1 the collision relaxes. The stress is then
+/// the total deviatoric stress, molecular plus eddy, -(1 - omega_eff/2) Pi1 - ..., and so
+/// is the wall shear stress that wall_shear makes of it.
 template <class Real>
 struct StressOutput {
   Real* HEMO_RESTRICT out = nullptr;                  // 6 rows (xx, yy, zz, xy, xz, yz) of the stride
   const std::uint8_t* HEMO_RESTRICT nodes = nullptr;  // not 0 where it is wanted
-  Real omega{};  // 1/tau: the rate that relaxes the stress under BGK, TRT (omega+) and regularized
 
-  HEMO_HD void operator()(const Real (&h)[d3q19::Q], const phys::Vec3<Real>& F, std::uint32_t n, std::size_t s) const {
+  template <class Collision>
+  HEMO_HD void operator()(const Real (&h)[d3q19::Q], const phys::Vec3<Real>& F, const Collision& collision,
+                          std::uint32_t n, std::size_t s) const {
     if (!nodes[n]) return;
-    const phys::SymTensor<Real> t = phys::viscous_stress(h, F, omega);
+    const phys::SymTensor<Real> t = phys::viscous_stress(h, F, collision.omega_at(h, F));
     out[n] = t.xx;
     out[s + n] = t.yy;
     out[2 * s + n] = t.zz;
@@ -153,7 +159,7 @@ struct CollideStream {
     Real h[d3q19::Q];
     pull(h, f_in, lattice, src, may_be_coded, link_value, s, n);
     const phys::Vec3<Real> F = body_force(h, acceleration, force, n, s);
-    if constexpr (with_stress) stress(h, F, n, s);
+    if constexpr (with_stress) stress(h, F, collision, n, s);
     relax_and_store(h, collision, F, n, s, f_out, write_moments, density, velocity, step_seed);
   }
 };
@@ -226,7 +232,7 @@ struct CollideStreamInPlace {
         if (mesh::is_coded_link(src[q])) h[q] = phys::bounce_back_link(h[q], link_value[mesh::link_index(src[q])]);
     }
     const phys::Vec3<Real> F = body_force(h, acceleration, force, n, s);
-    if constexpr (with_stress) stress(h, F, n, s);
+    if constexpr (with_stress) stress(h, F, collision, n, s);
     const phys::NodeState<Real> st = collision(h, F);
     f[n] = phys::store_population<Store>(h[0], 0, step_seed);
     HEMO_UNROLL

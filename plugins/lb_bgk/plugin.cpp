@@ -12,6 +12,7 @@
 #include "core/exec/for_each.hpp"
 #include "core/fields/lattice_fields.hpp"
 #include "core/plugin/plugin_api.hpp"
+#include "physics/smagorinsky.hpp"
 #include "physics/storage16.hpp"
 #include "plugins/lb_bgk/kernels.hpp"
 #include "plugins/lb_bgk/stability.hpp"
@@ -19,6 +20,21 @@
 namespace hemo::lb_bgk {
 
 namespace {
+
+/// lb_bgk.smagorinsky: the Smagorinsky constant C of the subgrid eddy viscosity
+/// (physics/smagorinsky.hpp), 0 (the default) for none. The eddy viscosity comes from the
+/// regularized operator's non-equilibrium stress Pi1 and enters its relaxation rate, so
+/// another operator with a constant above 0 is refused (the schema refuses C < 0).
+double smagorinsky_constant(const config::Config& cfg) {
+  const double C = cfg.real("lb_bgk.smagorinsky");
+  const std::string collision = cfg.string("lb_bgk.collision");
+  if (C > 0.0 && collision != "regularized")
+    cfg.fail("lb_bgk.smagorinsky",
+             str("= ", fmt_g(C, 4), " needs lb_bgk.collision = \"regularized\", not \"", collision,
+                 "\": the eddy viscosity is computed from that operator's non-equilibrium stress and added to its "
+                 "relaxation; use collision = \"regularized\", or lb_bgk.smagorinsky = 0 (no eddy viscosity)"));
+  return C;
+}
 
 /// The solver of one (compute precision, population storage) pair.
 class SolverBase {
@@ -110,9 +126,9 @@ class Solver final : public SolverBase {
         Phase::collide_interior, "collide_stream", "lb_bgk",
         [this, &fields](StepContext& ctx) { collide_stream(fields, ctx, {0, interior_}); },
         interior_sync);
-    // The viscous stress for a plugin that asks for it (wall_shear), in the update kernel.
+    // The viscous stress for a plugin that asks for it (wall_shear), in the update kernel,
+    // at each node's own rate (StressOutput: with lb_bgk.smagorinsky, eddy viscosity included).
     st.scheduler.offer_viscous_stress("lb_bgk");
-    stress_omega_ = Real(st.units.omega());
     // The plasma's velocity at the start of the step, for particles that ask for it
     // (Scheduler::require_streamed_velocity; its field is declared in initialise). First
     // in the particles phase (lb_bgk sets up before particle plugins), after begin_step
@@ -178,7 +194,7 @@ class Solver final : public SolverBase {
     const double time = ctx.time;
     const std::int64_t step = ctx.step;
     const StressOutput<Real> stress = ctx.stress_due && stress_
-                                          ? StressOutput<Real>{stress_->data(), stress_nodes_->data(), stress_omega_}
+                                          ? StressOutput<Real>{stress_->data(), stress_nodes_->data()}
                                           : StressOutput<Real>{};
     auto& links = fields.get<Real>("link_value");
     // The force at the time of the moments this step computes (state after the step).
@@ -227,10 +243,15 @@ class Solver final : public SolverBase {
                     ", omega- = ", fmt_g(omega_minus, 6)));
       return;
     }
+    // The eddy viscosity's constant, checked in plan() (smagorinsky_constant): 0 unless regularized.
+    const double smagorinsky = smagorinsky_constant(st.config);
     if (name == "bgk") collision_ = phys::BgkCollision<Real>{Real(omega)};
-    else collision_ = phys::RegularizedCollision<Real>{Real(omega)};
+    else collision_ = phys::RegularizedCollision<Real>{Real(omega), Real(phys::smagorinsky_coefficient(smagorinsky))};
     log::info(str("lb_bgk: ", name == "bgk" ? "BGK" : "regularized (Latt & Chopard)", " collision, omega = ",
-                  fmt_g(omega, 6)));
+                  fmt_g(omega, 6),
+                  smagorinsky > 0.0 ? str(", Smagorinsky eddy viscosity C = ", fmt_g(smagorinsky, 4),
+                                          " (each node relaxes at its own tau_eff >= tau = ", fmt_g(tau, 6), ")")
+                                    : std::string()));
   }
 
   exec::Space space_ = exec::Space::host;
@@ -245,7 +266,6 @@ class Solver final : public SolverBase {
   const Scheduler* scheduler_ = nullptr;
   Field<Real>* stress_ = nullptr;              // "viscous_stress", where a plugin asked for it
   Field<std::uint8_t>* stress_nodes_ = nullptr;  // "viscous_stress_nodes"
-  Real stress_omega_{};
 };
 
 /// lb_bgk.storage (default: the run's precision): fp32 and fp64 as computed; the 16-bit
@@ -319,6 +339,7 @@ class BgkPlugin final : public Plugin {
  public:
   void plan(PlanStage& st) override {
     check_stability(st);
+    smagorinsky_constant(st.config);
     // What setup() declares (Solver::setup): the populations in their storage, one set in
     // place or two, the moments in the run's precision; the halo's staging buffers.
     const std::string storage = population_storage(st.config, st.precision);
@@ -416,7 +437,17 @@ void declare_config(config::Schema& schema) {
             "(bgk 34, trt 12 with magic >= 1/12, regularized 270; docs/stability.md). `hemoflow check` and `run` "
             "refuse a case above it and print the lattice.dx that keeps within it; a larger tau or dt does not help, "
             "it raises the lattice velocity as much. Set it higher to run past the map (tools/stability does)")
-      .greater_than(0.0);
+      .greater_than(0.0)
+      .real("smagorinsky", "1",
+            "Smagorinsky constant C of a subgrid (LES) eddy viscosity nu_t = (C dx)^2 |S| (Smagorinsky 1963; Hou et "
+            "al. 1996): each node relaxes at its own tau_eff = (tau + sqrt(tau^2 + 18 sqrt(2) C^2 |Pi1| / rho)) / 2 "
+            "from its non-equilibrium stress Pi1, |Pi1| = sqrt(Pi1:Pi1) (lattice units), so the viscosity rises where "
+            "the resolved shear is strong. 0 (the default) is off and changes no bit of a run; 0.1-0.17 are usual. "
+            "For patient vessels at tau near 1/2 that diverge where the flow reverses; it changes the physics (the "
+            "effective viscosity is nu + nu_t, the wall shear stress includes the eddy stress; "
+            "plugins/lb_bgk/README.md). collision = 'regularized' only")
+      .at_least(0.0)
+      .default_value(0.0);
 }
 
 Plugin* create() { return new BgkPlugin(); }

@@ -24,6 +24,11 @@ the CUDA run's checksum must equal the CPU's on bricks AND the CPU's on the node
 (the layouts give bitwise the same answer). With in-place streaming (lb_bgk.streaming =
 "aa", one population array) on either layout, for the three cases: the same two
 equalities against the two-array node list.
+
+The regularized operator with the Smagorinsky eddy viscosity (lb_bgk.smagorinsky = 0.15,
+physics/smagorinsky.hpp: a square root and divisions per node, IEEE-rounded alike on both),
+in fp32 and fp64 on the node list and in fp32 on bricks in place: the same equalities
+(collision "regularized+smagorinsky" below) and the same physics checks.
 """
 import argparse
 import os
@@ -57,6 +62,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--storages-only", action="store_true", help="only the 16-bit storage variants")
     ap.add_argument("--bricks-only", action="store_true", help="only the brick-layout variants")
+    ap.add_argument("--smagorinsky-only", action="store_true", help="only the variants with the eddy viscosity")
     a = ap.parse_args()
     if not has_cuda_device(a.hemoflow):
         print("skipped: no CUDA device (or a build without CUDA)")
@@ -88,8 +94,16 @@ def main():
                      ("bgk", "fp16s", "bricks", "ab"), ("regularized", "e4m11-dithered", "bricks", "ab"),
                      ("regularized", "fp32", "bricks", "aa"), ("trt", "fp64", "nodes", "aa"),
                      ("regularized", "fp16s-dithered", "bricks", "aa")]
+    les = [("regularized+smagorinsky", p, "nodes", "ab") for p in ("fp32", "fp64")] + \
+        [("regularized+smagorinsky", "fp32", "bricks", "aa")]
+    if a.smagorinsky_only:
+        variants = les
+    elif not (a.storages_only or a.bricks_only):
+        variants += les
     for collision, precision, layout, streaming in variants:
         name16, _, rounding = precision.partition("-")
+        operator, _, eddy = collision.partition("+")
+        smagorinsky = ["--set", "lb_bgk.smagorinsky=0.15"] if eddy else []
         storage = [] if precision in ("fp32", "fp64") else ["--set", f'lb_bgk.storage="{name16}"', "--set",
                                                             f'lb_bgk.rounding="{rounding or "nearest"}"']
         for name, case, extra in runs:
@@ -101,7 +115,7 @@ def main():
                 out = os.path.join(a.work, f"{name}_{collision}_{precision}_{backend}_{lay}_{stream}")
                 run_hemoflow(a.hemoflow, ["run", case, "--quiet", "--backend", backend, "--output", out,
                                           "--set", f'run.precision="{"fp64" if precision == "fp64" else "fp32"}"',
-                                          *storage, "--set", f'lb_bgk.collision="{collision}"',
+                                          *storage, "--set", f'lb_bgk.collision="{operator}"', *smagorinsky,
                                           "--set", f'lattice.layout="{lay}"', "--set", f'lb_bgk.streaming="{stream}"',
                                           *extra])
                 outs[backend if (lay, stream) == (layout, streaming) else "cpu_nodes"] = out
