@@ -5,8 +5,9 @@
 // returns the moments it used. All three recover the same Navier-Stokes equations with
 // nu = c_s^2 (tau - 1/2); they differ in the non-hydrodynamic moments, which decide
 // stability near tau = 1/2 and where a bounce-back wall effectively sits.
-// Each also says, by omega_at, the rate that relaxes the stress at a node from the same
-// populations and force: what the viscous stress (wall_shear.hpp) is computed with.
+// Each also says, by omega_at, the rate that relaxes the stress at a node from the moments
+// of the same populations and force (equilibrium.hpp, non_equilibrium): what the viscous
+// stress (wall_shear.hpp) is computed with.
 #include "physics/bgk.hpp"
 #include "physics/regularized.hpp"
 #include "physics/trt.hpp"
@@ -18,7 +19,7 @@ template <class Real>
 struct BgkCollision {
   Real omega;
   HEMO_HD NodeState<Real> operator()(Real (&h)[d3q19::Q], const Vec3<Real>& F) const { return collide_bgk(h, omega, F); }
-  HEMO_HD Real omega_at(const Real (&)[d3q19::Q], const Vec3<Real>&) const { return omega; }
+  HEMO_HD Real omega_at(const NonEquilibrium<Real>&) const { return omega; }
 };
 
 /// TRT: omega+ = 1/tau for the even moments, omega- from the magic parameter (trt.hpp).
@@ -28,7 +29,7 @@ struct TrtCollision {
   HEMO_HD NodeState<Real> operator()(Real (&h)[d3q19::Q], const Vec3<Real>& F) const {
     return collide_trt(h, omega_plus, omega_minus, F);
   }
-  HEMO_HD Real omega_at(const Real (&)[d3q19::Q], const Vec3<Real>&) const { return omega_plus; }  // the even rate
+  HEMO_HD Real omega_at(const NonEquilibrium<Real>&) const { return omega_plus; }  // the even rate
 };
 
 /// Regularized BGK (regularized.hpp), optionally with the Smagorinsky eddy viscosity
@@ -42,10 +43,7 @@ struct RegularizedCollision {
     return collide_regularized(h, omega, F, smagorinsky);
   }
   /// omega_eff of the node, from the same Pi1 and rho as the collision's, bit for bit.
-  HEMO_HD Real omega_at(const Real (&h)[d3q19::Q], const Vec3<Real>& F) const {
-    if (!(smagorinsky > Real(0))) return omega;
-    return smagorinsky_omega(non_equilibrium(h, F), omega, smagorinsky);
-  }
+  HEMO_HD Real omega_at(const NonEquilibrium<Real>& m) const { return smagorinsky_omega(m, omega, smagorinsky); }
 };
 
 }  // namespace hemo::phys

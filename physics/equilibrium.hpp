@@ -68,6 +68,39 @@ HEMO_HD SecondMoments<Real> second_moments(const Real (&h)[d3q19::Q]) {
   return m;
 }
 
+/// The moments of the pre-collision populations h with the force F that the regularized
+/// collision (regularized.hpp), the Smagorinsky rate and the viscous stress
+/// (wall_shear.hpp) work from: rho, Guo's half-force velocity u and the non-equilibrium
+/// second moment Pi1 = sum_q c_q c_q (f_q - f_q^eq) = Pi - (rho - 1)/3 I - rho u u
+/// (shifted populations: sum_q c_q c_q w_q = c_s^2 I).
+template <class Real>
+struct NonEquilibrium {
+  Real drho, rho;
+  Vec3<Real> u;
+  Real xx, yy, zz, xy, xz, yz;  // Pi1
+};
+
+template <class Real>
+HEMO_HD NonEquilibrium<Real> non_equilibrium(const Real (&h)[d3q19::Q], const Vec3<Real>& F) {
+  const SecondMoments<Real> m = second_moments(h);
+  const Real drho = m.drho, jx = m.j.x, jy = m.j.y, jz = m.j.z;
+  const Real rho = Real(1) + drho;
+  const Real inv_rho = Real(1) / rho;
+  const Vec3<Real> u{(jx + Real(0.5) * F.x) * inv_rho, (jy + Real(0.5) * F.y) * inv_rho,
+                     (jz + Real(0.5) * F.z) * inv_rho};
+  // Pi1 = Pi - (rho - 1)/3 I - rho u u
+  const Real third = drho / Real(3);
+  return {drho,
+          rho,
+          u,
+          m.xx - (third + rho * u.x * u.x),
+          m.yy - (third + rho * u.y * u.y),
+          m.zz - (third + rho * u.z * u.z),
+          m.xy - rho * u.x * u.y,
+          m.xz - rho * u.x * u.z,
+          m.yz - rho * u.y * u.z};
+}
+
 /// Shifted equilibrium h_q^eq(rho, u) for one direction.
 template <class Real>
 HEMO_HD Real equilibrium_shifted(int q, Real drho, const Vec3<Real>& u) {

@@ -29,37 +29,6 @@
 
 namespace hemo::phys {
 
-/// The moments of the pre-collision populations h with the force F that the regularized
-/// collision works from: rho, Guo's half-force velocity u and the non-equilibrium second
-/// moment Pi1 (the header's last equation).
-template <class Real>
-struct NonEquilibrium {
-  Real drho, rho;
-  Vec3<Real> u;
-  Real xx, yy, zz, xy, xz, yz;  // Pi1
-};
-
-template <class Real>
-HEMO_HD NonEquilibrium<Real> non_equilibrium(const Real (&h)[d3q19::Q], const Vec3<Real>& F) {
-  const SecondMoments<Real> m = second_moments(h);
-  const Real drho = m.drho, jx = m.j.x, jy = m.j.y, jz = m.j.z;
-  const Real rho = Real(1) + drho;
-  const Real inv_rho = Real(1) / rho;
-  const Vec3<Real> u{(jx + Real(0.5) * F.x) * inv_rho, (jy + Real(0.5) * F.y) * inv_rho,
-                     (jz + Real(0.5) * F.z) * inv_rho};
-  // Pi1 = Pi - (rho - 1)/3 I - rho u u
-  const Real third = drho / Real(3);
-  return {drho,
-          rho,
-          u,
-          m.xx - (third + rho * u.x * u.x),
-          m.yy - (third + rho * u.y * u.y),
-          m.zz - (third + rho * u.z * u.z),
-          m.xy - rho * u.x * u.y,
-          m.xz - rho * u.x * u.z,
-          m.yz - rho * u.y * u.z};
-}
-
 /// The rate that relaxes the node's stress: omega = 1/tau0 itself without an eddy
 /// viscosity (smagorinsky = 0), else 1/tau_eff of the Smagorinsky model (smagorinsky.hpp)
 /// from the node's Pi1 and rho; smagorinsky = 18 sqrt(2) C^2 (smagorinsky_coefficient).

@@ -18,7 +18,8 @@
 //    so the same expression holds for the three operators of physics/collision.hpp.
 //    In shifted populations h = f - w: sum_q w_q c_qa c_qb = c_s^2 delta_ab, so
 //      sum_q (f_q - f_q^eq) c_qa c_qb = sum_q h_q c_qa c_qb - (rho - 1)/3 delta_ab - rho u_a u_b
-//    (regularized.hpp derives the same Pi1).
+//    (equilibrium.hpp, non_equilibrium, computes this Pi1 for the stress and the regularized
+//    collision alike).
 //
 // 2. The momentum exchange at the wall links (A. Ladd, J. Fluid Mech. 271, 285 (1994);
 //    Krueger et al. 2017, sec. 5.4.3): a population f*_q that leaves a node towards the
@@ -56,29 +57,30 @@ HEMO_HD Vec3<Real> apply(const SymTensor<Real>& t, const Vec3<Real>& n) {
           t.xz * n.x + t.yz * n.y + t.zz * n.z};
 }
 
-/// The deviatoric stress sigma (lattice units) from the pre-collision shifted populations
-/// h of a node, the force density F acting on it (Guo) and the relaxation rate of the
-/// stress omega = 1/tau (omega+ for TRT): the Chapman-Enskog result of the header, eq. 1.
+/// The deviatoric stress sigma (lattice units) of a node from the moments m of its
+/// pre-collision shifted populations with the force density F acting on it (Guo;
+/// equilibrium.hpp, non_equilibrium: Pi1 and u) and the relaxation rate of the stress
+/// omega = 1/tau (omega+ for TRT): the Chapman-Enskog result of the header, eq. 1,
+///   sigma = -(1 - omega/2) (Pi1 + (F u + u F)/2).
 /// With the Smagorinsky eddy viscosity (smagorinsky.hpp) omega is the node's own
-/// 1/tau_eff (collision.hpp, omega_at), and sigma the total stress 2 rho (nu + nu_t) S,
-/// molecular plus eddy.
+/// 1/tau_eff (collision.hpp, omega_at, from the same m), and sigma the total stress
+/// 2 rho (nu + nu_t) S, molecular plus eddy.
+template <class Real>
+HEMO_HD SymTensor<Real> viscous_stress(const NonEquilibrium<Real>& m, const Vec3<Real>& F, Real omega) {
+  const Vec3<Real>& u = m.u;
+  const Real half = Real(0.5), keep = -(Real(1) - half * omega);
+  return {keep * (m.xx + F.x * u.x),
+          keep * (m.yy + F.y * u.y),
+          keep * (m.zz + F.z * u.z),
+          keep * (m.xy + half * (F.x * u.y + u.x * F.y)),
+          keep * (m.xz + half * (F.x * u.z + u.x * F.z)),
+          keep * (m.yz + half * (F.y * u.z + u.y * F.z))};
+}
+
+/// The same from the populations h themselves.
 template <class Real>
 HEMO_HD SymTensor<Real> viscous_stress(const Real (&h)[d3q19::Q], const Vec3<Real>& F, Real omega) {
-  const SecondMoments<Real> m = second_moments(h);  // equilibrium.hpp
-  const Real drho = m.drho, jx = m.j.x, jy = m.j.y, jz = m.j.z;
-  const SymTensor<Real> pi{m.xx, m.yy, m.zz, m.xy, m.xz, m.yz};  // sum_q c c h_q
-  const Real rho = Real(1) + drho, half = Real(0.5);
-  const Vec3<Real> u{(jx + half * F.x) / rho, (jy + half * F.y) / rho, (jz + half * F.z) / rho};
-  // Pi_neq = Pi - (rho - 1)/3 I - rho u u; sigma = -(1 - omega/2) (Pi_neq + (F u + u F)/2).
-  const Real third = drho / Real(3), keep = -(Real(1) - half * omega);
-  SymTensor<Real> s;
-  s.xx = keep * (pi.xx - third - rho * u.x * u.x + F.x * u.x);
-  s.yy = keep * (pi.yy - third - rho * u.y * u.y + F.y * u.y);
-  s.zz = keep * (pi.zz - third - rho * u.z * u.z + F.z * u.z);
-  s.xy = keep * (pi.xy - rho * u.x * u.y + half * (F.x * u.y + u.x * F.y));
-  s.xz = keep * (pi.xz - rho * u.x * u.z + half * (F.x * u.z + u.x * F.z));
-  s.yz = keep * (pi.yz - rho * u.y * u.z + half * (F.y * u.z + u.y * F.z));
-  return s;
+  return viscous_stress(non_equilibrium(h, F), F, omega);
 }
 
 /// The stress at the wall from two nodes on a line into the fluid: sigma_j at surface

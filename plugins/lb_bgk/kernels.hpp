@@ -77,7 +77,8 @@ struct StressOutput {
   HEMO_HD void operator()(const Real (&h)[d3q19::Q], const phys::Vec3<Real>& F, const Collision& collision,
                           std::uint32_t n, std::size_t s) const {
     if (!nodes[n]) return;
-    const phys::SymTensor<Real> t = phys::viscous_stress(h, F, collision.omega_at(h, F));
+    const phys::NonEquilibrium<Real> m = phys::non_equilibrium(h, F);
+    const phys::SymTensor<Real> t = phys::viscous_stress(m, F, collision.omega_at(m));
     out[n] = t.xx;
     out[s + n] = t.yy;
     out[2 * s + n] = t.zz;

@@ -6,9 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include <omp.h>
 
 #include "core/common/error.hpp"
 #include "core/common/log.hpp"
@@ -376,17 +380,46 @@ class Cells {
     const PlacementTest not_leaving = [this](const CellPlacement& c) {
       return iolets_.empty() || iolets_.sink_of(c.position) < 0;
     };
+    // The sizes are tried in waves of as many as there are threads (OMP_NUM_THREADS), each
+    // from the same seed, and the largest that places every cell is kept: the answer of
+    // trying them one after the other, sooner (each failing size runs until
+    // tries_per_cell draws in a row fail, which near saturation takes a while).
+    constexpr int sizes = 6;  // 1.0, 0.9, ..., 0.5
+    const int width = std::clamp(omp_get_max_threads(), 1, sizes);
+    log::info(str("rbc: placing ", wanted, " cells at random (random sequential addition, ",
+                  width == 1 ? std::string("one size") : str(width, " sizes"), " at a time)"));
     std::size_t best = 0;
-    for (int shrink = 0; shrink <= 5; ++shrink) {
-      start_size_ = 1.0 - 0.1 * shrink;
-      cells = place_at_random(pm, tiles, host_model_.grown_to(start_size_), wanted, seed, tries, per_cell, not_leaving);
-      best = std::max(best, cells.size());
-      if (cells.size() == wanted) break;
-      if (shrink == 0 && cells.empty() && wanted > 0)
-        st.config.fail("rbc.haematocrit",
-                       str("= ", fmt_g(haematocrit, 3), ": not one cell (", fmt_g(case_.diameter, 3), " m across, ",
-                           fmt_g(case_.thickness, 3), " m thick, kept rbc.wall_range from the wall sites) fits in the "
-                           "fluid in ", per_cell, " random tries: the vessel is too narrow for rigid cells"));
+    bool placed_all = false;
+    for (int first = 0; first < sizes && !placed_all; first += width) {
+      const int n = std::min(width, sizes - first);
+      std::vector<std::vector<CellPlacement>> tried(static_cast<std::size_t>(n));
+      std::vector<std::exception_ptr> failure(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(n)
+      for (int k = 0; k < n; ++k) {
+        try {
+          tried[std::size_t(k)] = place_at_random(pm, tiles, host_model_.grown_to(1.0 - 0.1 * (first + k)), wanted,
+                                                  seed, tries, per_cell, not_leaving);
+        } catch (...) {
+          failure[std::size_t(k)] = std::current_exception();
+        }
+      }
+      for (int k = 0; k < n; ++k) {
+        if (failure[std::size_t(k)]) std::rethrow_exception(failure[std::size_t(k)]);
+        const int shrink = first + k;
+        std::vector<CellPlacement>& c = tried[std::size_t(k)];
+        best = std::max(best, c.size());
+        if (shrink == 0 && c.empty() && wanted > 0)
+          st.config.fail("rbc.haematocrit",
+                         str("= ", fmt_g(haematocrit, 3), ": not one cell (", fmt_g(case_.diameter, 3), " m across, ",
+                             fmt_g(case_.thickness, 3), " m thick, kept rbc.wall_range from the wall sites) fits in the "
+                             "fluid in ", per_cell, " random tries: the vessel is too narrow for rigid cells"));
+        start_size_ = 1.0 - 0.1 * shrink;
+        cells = std::move(c);
+        if (cells.size() == wanted) {
+          placed_all = true;
+          break;
+        }
+      }
     }
     if (cells.size() < wanted)
       st.config.fail("rbc.haematocrit",

@@ -23,7 +23,8 @@ shear       one cell at the centre of a Couette flow (walls at z- and z+ sliding
             end of this run, 2026-11-25), and the test asserts nothing about it.
 threads     the rbc_pipe case for 300 steps with 1 and 2 OpenMP threads: population
             checksum and every cell array written bitwise equal (the per-node gather of
-            the drag adds in a fixed order).
+            the drag adds in a fixed order; the placement tries its sizes one at a time
+            on one thread and two at a time on two: the same cells).
 cpu_cuda    (label gpu) cases/rbc_pipe.toml in fp64 for 300 steps on both backends: the
             cells' state checksum (cells.csv, every 100 steps) and the population
             checksum bitwise equal; exit 77 (skipped) without a CUDA device.

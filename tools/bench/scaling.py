@@ -14,7 +14,8 @@ node-local rank), over the GPU counts 1, 2, 4, ... up to G (--counts to choose):
   * strong scaling with red blood cells (--cells): the periodic tube of
     tools/bench/rbc.py at MUPHY's spacing 2.5 um and haematocrit 0.45, "muphy" (radius
     100 um, 3 mm: 6.0 x 10^6 fluid nodes, 5.1 x 10^5 cells, the paper's benchmark size)
-    and "8x" (radius 200 um, 6 mm: 8 times the nodes and cells).
+    and "8x" (radius 200 um, 6 mm: 8 times the nodes and cells); the cells are placed once
+    (one step on G GPUs, ending in a checkpoint) and every GPU count restarts from it.
 Per run: time per step by group of actions on the slowest rank (summary.json
 rank_reports), the exposed halo wait share, the partition imbalance, the bytes the halo
 exchange moves per step (all ranks), MLUPS and the parallel efficiency (strong:
@@ -81,6 +82,7 @@ def run(a, ranks, case, out, steps, extra=()):
     t0 = time.time()
     s = run_summary(cmd, out)
     s["process_seconds"] = time.time() - t0
+    s["steps"] -= s.get("first_step", 0)  # a restarted run: the steps it took, not its end step
     return s
 
 
@@ -111,8 +113,9 @@ def bytes_per_update(s):
 
 
 def save_partial(a, rows, checks):
-    """What has been measured so far, in the work folder: a run cut short keeps it."""
-    write_json(a.work, "scaling_partial.json", {"checks": checks, "runs": rows})
+    """What has been measured so far, in the work folder: a call cut short keeps it, with
+    what --merge needs (the device, commit, counts: a.meta, set before the first run)."""
+    write_json(a.work, "scaling_partial.json", {**a.meta, "checks": checks, "runs": rows})
 
 
 # Actions of the output phase: a run here writes once, at its last step (the cells' record
@@ -237,6 +240,11 @@ def write_report(d, docs):
         val = f"{100 * v['value']:.1f}%" if v["value"] is not None else "-"
         L.append(f"| {v['target']} | {v['gpus']} | {100 * v['least']:.0f}% | {val} | {v.get('case', '-')} | "
                  f"**{v['verdict']}** |")
+    if d.get("cell_seeding_setup_seconds"):
+        L += ["", "Cells: each tube's cells were placed once, by one step on " + str(n) + " GPUs that ended in a "
+              "checkpoint (set-up " + ", ".join(f"{k} {v:.0f} s" for k, v in d["cell_seeding_setup_seconds"].items())
+              + ", mostly the random placement on rank 0), and each GPU count restarted from it (its own set-up in "
+              "the table), so every count steps the same cells."]
     L += ["", "![efficiency against GPU count](img/scaling_efficiency.png)", "", "## Same answer", ""]
     for c in checks:
         L.append(f"- {c['what']}: {c['one']} and {c['many']}: **{'equal' if c['equal'] else 'DIFFERENT'}**")
@@ -341,6 +349,7 @@ def merge(paths):
     d["gpus"] = max(x["gpus"] for x in ds)
     d["command"] = "; ".join(x["command"] for x in ds)
     d["cell_steps"] = max(x.get("cell_steps", 0) for x in ds)
+    d["cell_seeding_setup_seconds"] = {k: v for x in ds for k, v in x.get("cell_seeding_setup_seconds", {}).items()}
     for r in d["runs"]:
         r["step_ms"] = step_ms(r)
     efficiencies(d["runs"])
@@ -410,6 +419,10 @@ def main():
         device, copy_bw = bw["device"], bw["copy_bandwidth_gbs"]
     rows, checks = [], []
     G = max(counts)
+    a.meta = {"date": datetime.date.today().isoformat(), "commit": commit(), "device": device,
+              "copy_bandwidth_gbs": copy_bw, "gpus": G, "counts": counts, "steps": a.steps, "cell_steps": a.cell_steps,
+              "repeat": a.repeat, "backend": a.backend, "command": "tools/bench/scaling.py " + " ".join(sys.argv[1:]),
+              "halo_transport": a.halo_transport, "fence_actions": a.fence_actions}
 
     if "checks" in only:  # 1. Same answer on 1 and G GPUs, and a restart from G onto 1.
         case = os.path.join(ROOT, "cases", "pipe_velocity.toml")
@@ -446,23 +459,29 @@ def main():
             rows.append(row(a, "weak", "fluid", f"box {edge}^3 per GPU", n, s, copy_bw))
             save_partial(a, rows, checks)
 
+    seeding = a.meta["cell_seeding_setup_seconds"] = {}  # set-up of the run that placed each tube's cells
     if "cells" in only:  # 4. Strong scaling with red blood cells.
         sizes = {"muphy": (100e-6, 3e-3), "8x": (200e-6, 6e-3)}
         if a.small:
             sizes = {"muphy": (25e-6, 2e-4), "8x": (50e-6, 4e-4)}
         for name in [c for c in a.cells.split(",") if c in sizes]:
             case = cell_tube(a, name, *sizes[name])
+            # The cells are placed once (random sequential addition on rank 0, minutes for
+            # the 8x tube), by one step on G ranks that ends in a checkpoint; every GPU count
+            # then restarts from it (any rank count restarts bitwise) and is timed over
+            # --cell-steps steps after its own set-up.
+            seed = f"{a.work}/cells_{name}_seed"
+            sd = run(a, G, case, seed, 1, ["--set", "checkpoint.final=true"])
+            seeding[name] = sd["setup_seconds"]
             for n in counts:
                 out = f"{a.work}/cells_{name}_{n}"
-                s = run(a, n, case, out, a.cell_steps)
+                s = run(a, n, case, out, 1 + a.cell_steps, ["--restart", seed])
                 rows.append(row(a, "strong", "cells", f"tube {name} with cells", n, s, copy_bw, cells=cell_count(out)))
+                rows[-1]["seeding_setup_seconds"] = sd["setup_seconds"]
                 save_partial(a, rows, checks)
 
     efficiencies(rows)
-    data = {"date": datetime.date.today().isoformat(), "commit": commit(), "device": device, "copy_bandwidth_gbs": copy_bw,
-            "gpus": G, "counts": counts, "steps": a.steps, "cell_steps": a.cell_steps, "repeat": a.repeat,
-            "backend": a.backend, "command": "tools/bench/scaling.py " + " ".join(sys.argv[1:]), "checks": checks, "runs": rows,
-            "halo_transport": a.halo_transport, "fence_actions": a.fence_actions}
+    data = {**a.meta, "checks": checks, "runs": rows}
     data["verdicts"] = verdicts(data)
     print(json.dumps({k: v for k, v in data.items() if k != "runs"}, indent=1))
     for r in rows:
