@@ -263,9 +263,10 @@ def write_report(d, docs):
               "checkpoint (set-up " + ", ".join(f"{k} {v:.0f} s" for k, v in d["cell_seeding_setup_seconds"].items())
               + ", mostly the random placement on rank 0), and each GPU count restarted from it (its own set-up in "
               "the table), so every count steps the same cells. Their rows are differenced: a run of 2N and one of "
-              "N steps (N = " + str(d.get("cell_steps")) + ") from that checkpoint, the time per step (and per "
-              "action) from the difference, so that set-up, first steps and the closing output (every cell "
-              "downloaded and written) cancel."]
+              "N steps from that checkpoint (N: " + ", ".join(sorted({f"{r['steps']} for the {r['case']}" for r in rows
+                                                                  if r.get("differenced")})) +
+              "), the time per step (and per action) from the difference, so that set-up, first steps and the "
+              "closing output (every cell downloaded and written) cancel."]
     L += ["", "![efficiency against GPU count](img/scaling_efficiency.png)", "", "## Same answer", ""]
     for c in checks:
         L.append(f"- {c['what']}: {c['one']} and {c['many']}: **{'equal' if c['equal'] else 'DIFFERENT'}**")
