@@ -58,7 +58,11 @@ class Communicator {
   /// Starts a neighbour exchange: every receive is posted before any send, so the caller
   /// may compute while the messages fly and call finish_exchange() before reading the
   /// receive buffers or reusing the send buffers. One exchange at a time.
-  virtual void start_exchange(std::span<const Message> sends, std::span<const Message> receives) = 0;
+  void start_exchange(std::span<const Message> sends, std::span<const Message> receives) {
+    for (const Message& s : sends)
+      if (s.peer != rank()) bytes_sent_ += s.bytes.size();
+    post_exchange(sends, receives);
+  }
   virtual void finish_exchange() = 0;
   /// Drives the exchange on without blocking; true once every message of it is done (then
   /// finish_exchange() returns at once). For polling while a GPU computes.
@@ -67,6 +71,11 @@ class Communicator {
   /// Ends every rank's process with `code` after printing `message` (one rank's error
   /// must not leave the others waiting in a collective).
   [[noreturn]] virtual void abort(int code, const std::string& message) = 0;
+
+  /// The bytes this rank has sent to other ranks by neighbour exchanges (start_exchange:
+  /// halos staged through host memory, particles and their records, sizes, tokens) since
+  /// it was made; collectives (sums, gathers for output) are not counted.
+  std::uint64_t bytes_sent() const { return bytes_sent_; }
 
   double sum(double value) {
     sum(std::span<double>(&value, 1));
@@ -89,6 +98,13 @@ class Communicator {
     max(std::span<double>(&value, 1));
     return value;
   }
+
+ protected:
+  /// start_exchange's work, in each implementation.
+  virtual void post_exchange(std::span<const Message> sends, std::span<const Message> receives) = 0;
+
+ private:
+  std::uint64_t bytes_sent_ = 0;
 };
 
 /// A neighbour exchange of messages whose sizes the receivers do not know (particles

@@ -110,7 +110,7 @@ class InProcess final : public Communicator {
     mine.assign(packed.begin() + std::ptrdiff_t(base), packed.begin() + std::ptrdiff_t(base + n));
   }
 
-  void start_exchange(std::span<const Message> sends, std::span<const Message> receives) override {
+  void post_exchange(std::span<const Message> sends, std::span<const Message> receives) override {
     if (!receives_.empty()) throw std::logic_error("comm: start_exchange while another exchange is in flight");
     {
       const std::lock_guard lock(hub_->mutex);

@@ -134,7 +134,7 @@ class Mpi final : public Communicator {
           "MPI_Scatterv");
   }
 
-  void start_exchange(std::span<const Message> sends, std::span<const Message> receives) override {
+  void post_exchange(std::span<const Message> sends, std::span<const Message> receives) override {
     if (!requests_.empty()) throw std::logic_error("comm: start_exchange while another exchange is in flight");
     requests_.resize(sends.size() + receives.size());
     std::size_t k = 0;

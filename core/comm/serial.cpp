@@ -33,7 +33,7 @@ class Serial final : public Communicator {
     mine.assign(all.begin(), all.end());
   }
 
-  void start_exchange(std::span<const Message> sends, std::span<const Message> receives) override {
+  void post_exchange(std::span<const Message> sends, std::span<const Message> receives) override {
     if (pending_) throw std::logic_error("comm: start_exchange while another exchange is in flight");
     // A message to itself: the receive with the same tag gets a copy.
     for (const Message& r : receives) {

@@ -137,6 +137,7 @@ class Simulation {
   Precision precision_ = Precision::fp64;
   std::int64_t steps_ = 0;
   std::int64_t first_step_ = 0;  // > 0: restarted after this step
+  std::uint64_t bytes_sent_at_start_ = 0;  // Communicator::bytes_sent when stepping began
   std::string restart_file_;
   CheckpointInfo restart_;       // what the checkpoint says (restarts only)
   std::int64_t checkpoint_every_ = 0;

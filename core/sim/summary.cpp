@@ -83,6 +83,7 @@ std::string RunSummary::to_json() const {
       j.key("halo_bytes_per_step").value(r.halo_bytes_per_step);
       j.key("halo_wait_seconds").value(r.halo_wait_seconds);
       j.key("voxels_held").value(r.voxels_held);
+      j.key("message_bytes_per_step").value(r.message_bytes_per_step);
       j.key("phase_seconds").begin_object();
       for (const auto& [phase, sec] : r.phase_seconds) j.key(phase).value(sec);
       j.end_object();

@@ -51,6 +51,7 @@ struct RunSummary {
     std::uint64_t halo_bytes_per_step = 0;  // populations sent per step
     double halo_wait_seconds = 0.0;         // exposed halo time (HaloExchange::wait_seconds)
     std::uint64_t voxels_held = 0;          // the rank's voxel window (never the whole box)
+    double message_bytes_per_step = 0.0;    // sent to other ranks by neighbour exchanges (Communicator::bytes_sent)
     std::vector<std::pair<std::string, double>> phase_seconds;
     std::vector<std::pair<std::string, double>> action_seconds;  // as RunSummary::action_seconds, this rank's
   };

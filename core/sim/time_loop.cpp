@@ -77,7 +77,7 @@ std::uint64_t Simulation::population_checksum() const {
 void Simulation::report_ranks() {
   const int ranks = comm_->size();
   if (ranks == 1) return;
-  constexpr int phases = int(Phase::count), fixed = 7;
+  constexpr int phases = int(Phase::count), fixed = 8;
   const auto& timings = scheduler_->timings();  // the same actions on every rank
   const int width = fixed + phases + int(timings.size());
   std::vector<double> all(std::size_t(ranks) * width, 0.0);  // each rank fills its slot; the sum is exact
@@ -89,6 +89,8 @@ void Simulation::report_ranks() {
   mine[4] = double(halo_->last_bytes_sent());
   mine[5] = halo_->wait_seconds();
   mine[6] = double(voxels_.held_count());
+  const std::int64_t stepped = summary_.steps - first_step_;
+  mine[7] = stepped > 0 ? double(comm_->bytes_sent() - bytes_sent_at_start_) / double(stepped) : 0.0;
   for (std::size_t a = 0; a < timings.size(); ++a) {
     mine[fixed + int(timings[a].phase)] += timings[a].seconds;
     mine[fixed + phases + int(a)] = timings[a].seconds;
@@ -106,6 +108,7 @@ void Simulation::report_ranks() {
     rep.halo_bytes_per_step = std::uint64_t(v[4]);
     rep.halo_wait_seconds = v[5];
     rep.voxels_held = std::uint64_t(v[6]);
+    rep.message_bytes_per_step = v[7];
     for (int p = 0; p < phases; ++p)
       if (v[fixed + p] > 0.0) rep.phase_seconds.emplace_back(to_string(Phase(p)), v[fixed + p]);
     for (std::size_t a = 0; a < timings.size(); ++a)
@@ -129,6 +132,7 @@ void Simulation::run() {
   speed_history_ = SpeedHistory(check_every_);
   log::info(first_step_ > 0 ? str("running steps ", first_step_ + 1, " to ", steps_) : str("running ", steps_, " steps"));
   const auto t0 = std::chrono::steady_clock::now();
+  bytes_sent_at_start_ = comm_->bytes_sent();
   try {
     for (std::int64_t s = first_step_ + 1; s <= steps_; ++s) {
       ctx.step = s;

@@ -142,6 +142,10 @@ def row(a, kind, group, label, ranks, s, copy_bw, cells=None):
          "bandwidth_fraction": s["mlups"] * 1e6 * b / (copy_bw * 1e9 * ranks) if copy_bw else 0.0,
          "comm_share": comm_share(s), "imbalance": s.get("imbalance", 1.0),
          "halo_bytes_per_step": sum(x.get("halo_bytes_per_step", 0) for x in s.get("rank_reports", [])),
+         # Through MPI (Communicator::bytes_sent over the steps): halos staged through the
+         # host, the cells' frontier, records and migrants, sizes and tokens; absent before 2026-11-27.
+         "message_bytes_per_step": (sum(x["message_bytes_per_step"] for x in s["rank_reports"])
+                                    if s.get("rank_reports") and "message_bytes_per_step" in s["rank_reports"][0] else None),
          "ms_per_step": ms_per_step(s), "device": s.get("device", ""),
          "halo_links": s.get("halo_links", 0), "halo_device_links": s.get("halo_device_links", 0),
          "fenced": a.fence_actions}
@@ -165,6 +169,11 @@ def differenced(long, short):
         d["rank_reports"] = [{**rl, "action_seconds": minus(rl["action_seconds"], rs["action_seconds"]),
                               "halo_wait_seconds": rl.get("halo_wait_seconds", 0.0) - rs.get("halo_wait_seconds", 0.0)}
                              for rl, rs in zip(long["rank_reports"], short["rank_reports"])]
+    if not d["wall_seconds"] > 0:  # noise larger than the steps' time: no time per step (efficiency NaN, a FAIL)
+        print(f"scaling.py: the run of {long['steps']} steps took no longer than the one of {short['steps']} "
+              f"({long['wall_seconds']:.3f} against {short['wall_seconds']:.3f} s): no time per step; raise "
+              "--cell-steps", file=sys.stderr)
+        d["wall_seconds"] = float("nan")
     d["mlups"] = long["fluid_nodes"] * d["steps"] / d["wall_seconds"] / 1e6
     return d
 
@@ -272,14 +281,17 @@ def write_report(d, docs):
         L.append(f"- {c['what']}: {c['one']} and {c['many']}: **{'equal' if c['equal'] else 'DIFFERENT'}**")
     L += ["", "## Runs", "",
           "| kind | case | GPUs | fluid nodes | cells | layout, precision | MLUPS (wall) | ms/step (wall) | step ms | efficiency | B/update | "
-          "bandwidth fraction | exposed halo wait (worst rank) | halo MB/step (all ranks) | imbalance | set-up s |",
-          "|---" * 16 + "|"]
+          "bandwidth fraction | exposed halo wait (worst rank) | halo MB/step (all ranks) | MPI MB/step (all ranks) | imbalance | "
+          "set-up s |",
+          "|---" * 17 + "|"]
     for r in rows:
         eff = f"{100 * r['efficiency']:.1f}%" if "efficiency" in r else "-"
         L.append(f"| {r['kind']} | {r['case']} | {r['ranks']} | {r['nodes']:,} | {r.get('cells', 0):,} | "
                  f"{r['layout']}, {r['precision']} | {r['mlups']:.0f} | {1e3 * r['seconds_per_step']:.3f} | {step_ms(r):.3f} | {eff} | "
                  f"{r['bytes_per_update']} | {100 * r['bandwidth_fraction']:.1f}% | {100 * r['comm_share']:.1f}% | "
-                 f"{r['halo_bytes_per_step'] / 1e6:.2f} | {r['imbalance']:.3f} | {r['setup_seconds']:.0f} |")
+                 f"{r['halo_bytes_per_step'] / 1e6:.2f} | "
+                 + (f"{r['message_bytes_per_step'] / 1e6:.2f}" if r.get("message_bytes_per_step") is not None else "-")
+                 + f" | {r['imbalance']:.3f} | {r['setup_seconds']:.0f} |")
     for group, groups in (("fluid", FLUID_GROUPS), ("cells", CELL_GROUPS)):
         sel = [r for r in rows if r["group"] == group]
         if not sel:
@@ -297,7 +309,9 @@ def write_report(d, docs):
           "nodes per GPU. MLUPS (wall): hemoflow's own, over the wall time with the output. Exposed halo wait: the time a rank waited for its messages after the "
           "GPU had finished the interior, plus the upload of the halo, over the run's wall time. Imbalance: the "
           "largest rank's fluid nodes over the mean. Only the populations that cross an interface travel (5 of 19 "
-          "across a plane). \"other\": output, checks and any action not grouped. On several GPUs the edge, halo send and interior "
+          "across a plane). Halo MB/step: the populations the ranks send each other a step, whichever way; MPI "
+          "MB/step: what went through MPI (halos staged through the host, the cells' frontier, records and migrants, "
+          "sizes, tokens; '-' for runs before this was counted). \"other\": output, checks and any action not grouped. On several GPUs the edge, halo send and interior "
           "kernels are queued without waiting (the interior overlaps the halo's transfer), so their device time shows "
           "in halo receive, which waits for all of it." + (
               " These runs were fenced (`run.fence_actions = true`): the device was waited for after every action, "
