@@ -1,6 +1,7 @@
 """What the benchmark scripts of tools/bench/ share: where the repository is, the
 commit a result belongs to, the bytes per update of the sparse kernel, and how a
-result is written into docs/ (the numbers as JSON, the page as Markdown)."""
+result is written into docs/ (the numbers as JSON, the page as Markdown), and the time
+per step from two runs differenced."""
 import json
 import os
 import subprocess
@@ -101,11 +102,36 @@ def replace_doc_section(docs, lines, page="performance.md"):
         f.write(text)
 
 
+def differenced(long, short):
+    """The steps a run took beyond a shorter one of the same case from the same start, as a
+    summary.json of its own: steps, wall time, every action's time (and each rank's, with
+    its exposed halo wait) are the differences, so that what both runs pay once (set-up,
+    the first steps' one-off costs, the last step's check and outputs, the device's backlog
+    at the end) cancels. A difference that is not positive (noise larger than the steps'
+    time) gives no wall time (NaN), with a message."""
+    def minus(x, y):
+        return {k: v - y.get(k, 0.0) for k, v in x.items()}
+    d = dict(long)
+    d["steps"] = long["steps"] - short["steps"]
+    d["wall_seconds"] = long["wall_seconds"] - short["wall_seconds"]
+    d["action_seconds"] = minus(long.get("action_seconds", {}), short.get("action_seconds", {}))
+    if long.get("rank_reports"):
+        d["rank_reports"] = [{**rl, "action_seconds": minus(rl["action_seconds"], rs["action_seconds"]),
+                              "halo_wait_seconds": rl.get("halo_wait_seconds", 0.0) - rs.get("halo_wait_seconds", 0.0)}
+                             for rl, rs in zip(long["rank_reports"], short["rank_reports"])]
+    if not d["wall_seconds"] > 0:
+        print(f"benchlib: the run of {long['steps']} steps took no longer than the one of {short['steps']} "
+              f"({long['wall_seconds']:.3f} against {short['wall_seconds']:.3f} s): no time per step; run more steps",
+              file=sys.stderr)
+        d["wall_seconds"] = float("nan")
+    d["mlups"] = long["fluid_nodes"] * d["steps"] / d["wall_seconds"] / 1e6
+    return d
+
+
 def step_time(hemoflow, case, steps, out, sets=(), backend="cuda"):
     """Time per step (ms) of `case` with `sets` (KEY=VALUE): the difference of hemoflow's
-    wall time for 2N and for N steps, over N, so that what a run pays once (set-up, the
-    last step's check and outputs, the device's backlog at the end) cancels. Returns
-    (ms, summary of the 2N run); the runs go to out_N and out_2N."""
+    wall time for 2N and for N steps, over N (differenced). Returns (ms, summary of the
+    2N run); the runs go to out_N and out_2N."""
     summaries = []
     for n in (steps, 2 * steps):
         cmd = [hemoflow, "run", case, "--quiet", "--progress", "never", "--backend", backend, "--steps", str(n),
@@ -113,4 +139,4 @@ def step_time(hemoflow, case, steps, out, sets=(), backend="cuda"):
         for kv in sets:
             cmd += ["--set", kv]
         summaries.append(run_summary(cmd, f"{out}_{n}"))
-    return 1e3 * (summaries[1]["wall_seconds"] - summaries[0]["wall_seconds"]) / steps, summaries[1]
+    return 1e3 * differenced(summaries[1], summaries[0])["wall_seconds"] / steps, summaries[1]

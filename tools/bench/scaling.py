@@ -39,7 +39,7 @@ import subprocess
 import sys
 import time
 
-from benchlib import ROOT, brick_bytes, commit, run_summary, sparse_bytes, write_json, write_page
+from benchlib import ROOT, brick_bytes, commit, differenced, run_summary, sparse_bytes, write_json, write_page
 
 # Issue 14's targets: (kind, case group, GPU count) -> least efficiency.
 TARGETS = [("strong", "fluid", 4, 0.90, "strong scaling of the fluid tree at 4 GPUs"),
@@ -153,29 +153,6 @@ def row(a, kind, group, label, ranks, s, copy_bw, cells=None):
         r["cells"] = cells
     r["step_ms"] = step_ms(r)
     return r
-
-
-def differenced(long, short):
-    """The steps a run took beyond a shorter one of the same case from the same start, as a
-    summary: the set-up, the first steps' one-off costs and the one output at the end,
-    which both runs have, cancel from the wall time and every action's time."""
-    def minus(x, y):
-        return {k: v - y.get(k, 0.0) for k, v in x.items()}
-    d = dict(long)
-    d["steps"] = long["steps"] - short["steps"]
-    d["wall_seconds"] = long["wall_seconds"] - short["wall_seconds"]
-    d["action_seconds"] = minus(long["action_seconds"], short["action_seconds"])
-    if long.get("rank_reports"):
-        d["rank_reports"] = [{**rl, "action_seconds": minus(rl["action_seconds"], rs["action_seconds"]),
-                              "halo_wait_seconds": rl.get("halo_wait_seconds", 0.0) - rs.get("halo_wait_seconds", 0.0)}
-                             for rl, rs in zip(long["rank_reports"], short["rank_reports"])]
-    if not d["wall_seconds"] > 0:  # noise larger than the steps' time: no time per step (efficiency NaN, a FAIL)
-        print(f"scaling.py: the run of {long['steps']} steps took no longer than the one of {short['steps']} "
-              f"({long['wall_seconds']:.3f} against {short['wall_seconds']:.3f} s): no time per step; raise "
-              "--cell-steps", file=sys.stderr)
-        d["wall_seconds"] = float("nan")
-    d["mlups"] = long["fluid_nodes"] * d["steps"] / d["wall_seconds"] / 1e6
-    return d
 
 
 def median_run(a, ranks, case, out, steps, extra):
@@ -518,7 +495,6 @@ def main():
                 short = run(a, n, case, f"{out}_short", 1 + a.cell_steps, ["--restart", seed])
                 s = differenced(run(a, n, case, out, 1 + 2 * a.cell_steps, ["--restart", seed]), short)
                 rows.append(row(a, "strong", "cells", f"tube {name} with cells", n, s, copy_bw, cells=cell_count(out)))
-                rows[-1]["seeding_setup_seconds"] = sd["setup_seconds"]
                 rows[-1]["differenced"] = True
                 save_partial(a, rows, checks)
 
