@@ -305,6 +305,27 @@ class ParticleTable {
     else exec::cuda::copy_to_host(out.data(), staging, out.size());
     return out;
   }
+  /// pack() of each group g of rows, rows[group_first[g], group_first[g + 1]), from one
+  /// gather and one copy to the host for all of them: a row may be in several groups
+  /// (the cells several ranks take as ghosts). Each buffer is the one pack() would make
+  /// of its group's rows.
+  std::vector<std::vector<unsigned char>> pack_groups(const std::uint32_t* rows, std::span<const std::size_t> group_first) {
+    if (group_first.empty()) return {};
+    const std::size_t groups = group_first.size() - 1, n = group_first.back();
+    const std::vector<unsigned char> all = pack(rows, n);
+    std::vector<std::vector<unsigned char>> out(groups);
+    for (std::size_t g = 0; g < groups; ++g) out[g].reserve((group_first[g + 1] - group_first[g]) * packed_bytes());
+    std::size_t at = 0;
+    for (const auto& name : order_)
+      if (const auto& c = columns_.at(name); c->restart_state()) {
+        const std::size_t e = c->entry_bytes();
+        for (int k = 0; k < c->components(); ++k, at += n * e)
+          for (std::size_t g = 0; g < groups; ++g)
+            out[g].insert(out[g].end(), all.begin() + std::ptrdiff_t(at + group_first[g] * e),
+                          all.begin() + std::ptrdiff_t(at + group_first[g + 1] * e));
+      }
+    return out;
+  }
   /// Appends the particles of a buffer that pack() made from a table with the same
   /// restart-state columns; returns how many. Their other columns hold what the storage
   /// holds (a step writes them before reading them).

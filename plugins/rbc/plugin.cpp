@@ -292,6 +292,7 @@ class Cells {
     for (std::uint32_t t = tiles_.num_mapped(); t < tiles_.num_tiles(); ++t)
       if (tiles_.tile_owner[t] == -2) throw std::logic_error("rbc: a tile holds fluid of several ranks");
     peers_ = symmetric_peers(*comm_, tiles_.peers(comm_->rank()));
+    plan_peer_frontier_tiles();
     far_ = plan_far_velocity(*comm_, tiles_, peers_, tag_far_plan);
     far_send_nodes_ = exec::to_device(space_, far_.send_nodes);
     far_send_ = exec::DeviceArray<Real>(space_, 3 * far_.send_nodes.size());
@@ -300,12 +301,34 @@ class Cells {
     far_out_ = exec::HostBuffer<Real>(space_);
     far_in_ = exec::HostBuffer<Real>(space_);
     records_out_ = exec::HostBuffer<SpreadRecord<Real>>(space_);
+    records_send_ = exec::HostBuffer<SpreadRecord<Real>>(space_);
     records_in_host_ = exec::HostBuffer<SpreadRecord<Real>>(space_);
     peer_first_ = exec::DeviceArray<std::uint32_t>(space_, peers_.size() + 1);
     ghost_count_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_tiles() + 2);
     ghost_first_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_tiles() + 2);
     log::info(str("rbc: rank ", comm_->rank(), " shares cells with ", peers_.size(), " rank(s); far velocity: ",
                   far_.send_nodes.size(), " nodes out, ", far_.num_slots(), " in"));
+  }
+
+  /// Per peer, this rank's frontier tiles next to a tile the peer owns (an external tile
+  /// of this rank with tile_owner the peer, across a periodic face too): the tiles that
+  /// are external tiles of that peer, whose cells it keeps as ghosts (AssignGhostTiles),
+  /// so the only ones it is sent. Ascending; empty for a peer seen from its side only.
+  void plan_peer_frontier_tiles() {
+    peer_frontier_tiles_.assign(peers_.size(), {});
+    for (std::uint32_t t = tiles_.num_internal; t < tiles_.num_mapped(); ++t)
+      for (std::size_t p = 0; p < peers_.size(); ++p)
+        for (int k = 0; k < 26; ++k) {
+          const std::int32_t n = tiles_.neighbours[26 * std::size_t(t) + std::size_t(k)];
+          if (n >= 0 && std::uint32_t(n) >= tiles_.num_mapped() && tiles_.tile_owner[std::size_t(n)] == peers_[p]) {
+            peer_frontier_tiles_[p].push_back(t);
+            break;
+          }
+        }
+    std::size_t sent = 0;
+    for (const auto& list : peer_frontier_tiles_) sent += list.size();
+    log::debug(str("rbc: rank ", comm_->rank(), ": ", tiles_.num_frontier, " frontier tiles, ", sent,
+                   " (tile, peer) pairs whose cells go as ghosts"));
   }
 
   void upload_tiles() {
@@ -799,16 +822,23 @@ class Cells {
     }
   }
 
-  /// Ghosts (paper sec. 3.3), around the internal cells' forces: the cells of this rank's
-  /// frontier tiles (rows [frontier_first_, owned_), contiguous after the sort) go to every
-  /// peer, with the far velocity (gather_frontier, post_frontier); from each peer, the
-  /// cells in this rank's external tiles that the peer owns are appended after the owned
-  /// rows, by (tile, id), and tile_first_ gets the external tiles' ranges (wait_frontier,
-  /// insert_ghosts).
+  /// Ghosts (paper sec. 3.3), around the internal cells' forces: each peer gets the cells
+  /// of this rank's frontier tiles that are its external tiles (peer_frontier_tiles_;
+  /// rows [frontier_first_, owned_) are by tile after the sort), with the far velocity
+  /// (gather_frontier, post_frontier); from each peer, the cells in this rank's external
+  /// tiles that the peer owns are appended after the owned rows, by (tile, id), and
+  /// tile_first_ gets the external tiles' ranges (wait_frontier, insert_ghosts).
   void gather_frontier(const Field<Real>& velocity) {
-    std::vector<std::uint32_t> rows(owned_ - frontier_first_);
-    for (std::uint32_t i = 0; i < rows.size(); ++i) rows[i] = frontier_first_ + i;
-    frontier_out_.assign(peers_.size(), table_->pack(device_rows(rows), rows.size()));
+    const auto first = to_host(tile_first_.data() + tiles_.num_internal, std::size_t(tiles_.num_frontier) + 1);
+    sent_rows_.clear();
+    sent_first_.assign(1, 0);
+    for (const auto& list : peer_frontier_tiles_) {
+      for (const std::uint32_t t : list)
+        for (std::uint32_t r = first[t - tiles_.num_internal]; r < first[t - tiles_.num_internal + 1]; ++r)
+          sent_rows_.push_back(r);
+      sent_first_.push_back(sent_rows_.size());
+    }
+    frontier_out_ = table_->pack_groups(device_rows(sent_rows_), sent_first_);
     // The far velocity halo (ranks.hpp): this rank's streamed velocity at the nodes its
     // peers' cells reach, theirs at the points of its external tiles.
     const std::size_t out = far_.send_nodes.size(), in = far_.num_slots();
@@ -961,20 +991,23 @@ class Cells {
     }
   }
 
-  /// Ghost records (docs/rbc_ranks.md 4.3, round R): the spreading records of this
-  /// rank's frontier cells go to every peer, and each ghost gets its owner's record, so
-  /// that every rank spreads every cell's drag onto its own nodes.
+  /// Ghost records (docs/rbc_ranks.md 4.3, round R): the spreading records of the cells
+  /// each peer got as ghosts go to it, in the same order, and each ghost gets its owner's
+  /// record, so that every rank spreads every cell's drag onto its own nodes.
   void exchange_ghost_records() {
     using Record = SpreadRecord<Real>;
     const std::size_t mine = owned_ - frontier_first_;
     records_out_.download(records_.data() + frontier_first_, mine);
+    records_send_.resize(sent_rows_.size());
+    for (std::size_t i = 0; i < sent_rows_.size(); ++i) records_send_.data()[i] = records_out_.data()[sent_rows_[i] - frontier_first_];
     // The peers' records in the order their cells were appended (insert_ghosts).
     std::size_t arrived = 0;
     for (const std::uint32_t k : peer_frontier_) arrived += k;
     records_in_host_.resize(arrived);
     std::vector<comm::Message> sends, receives;
     for (std::size_t p = 0, at = 0; p < peers_.size(); at += peer_frontier_[p++]) {
-      if (mine) sends.push_back({peers_[p], tag_records, {records_out_.bytes(), mine * sizeof(Record)}});
+      if (const std::size_t k = sent_first_[p + 1] - sent_first_[p])
+        sends.push_back({peers_[p], tag_records, {records_send_.bytes(sent_first_[p]), k * sizeof(Record)}});
       if (peer_frontier_[p])
         receives.push_back({peers_[p], tag_records, {records_in_host_.bytes(at), peer_frontier_[p] * sizeof(Record)}});
     }
@@ -1180,6 +1213,10 @@ class Cells {
   exec::DeviceArray<std::uint32_t> peer_first_;                 // where each peer's ghosts were appended
   exec::DeviceArray<std::int32_t> peer_rank_;                   // peers_, on the device
   exec::HostBuffer<SpreadRecord<Real>> records_out_, records_in_host_;  // pinned: this rank's frontier records, the peers'
+  exec::HostBuffer<SpreadRecord<Real>> records_send_;                    // pinned: the records of sent_rows_, peer after peer
+  std::vector<std::vector<std::uint32_t>> peer_frontier_tiles_;  // per peer: the frontier tiles whose cells it is sent
+  std::vector<std::uint32_t> sent_rows_;  // this step's ghosts sent: the rows for each peer, peer after peer
+  std::vector<std::size_t> sent_first_;   // where each peer's rows start in sent_rows_, and the end
   exec::DeviceArray<SpreadRecord<Real>> records_in_;
   exec::DeviceArray<std::uint32_t> too_fast_;       // CellDrift's flag
   exec::DeviceArray<std::uint32_t> row_list_;       // device_rows()

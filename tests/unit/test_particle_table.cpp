@@ -85,3 +85,15 @@ TEST_CASE("particle table: pack and append carry chosen particles' restart state
   CHECK_THROWS_AS(to.append(std::span<const unsigned char>(bytes.data(), bytes.size() - 1)), std::length_error);
 }
 
+TEST_CASE("particle table: pack_groups gives each group the buffer pack() makes of its rows, a row in several groups") {
+  ParticleTable from = make(6, 0);
+  const std::vector<std::uint32_t> rows{1, 4, 4, 0, 2, 5};  // groups {1, 4}, {4, 0, 2}, {}, {5}
+  const std::vector<std::size_t> first{0, 2, 5, 5, 6};
+  const auto groups = from.pack_groups(rows.data(), first);
+  REQUIRE(groups.size() == 4);
+  for (std::size_t g = 0; g < 4; ++g)
+    CHECK(groups[g] == from.pack(rows.data() + first[g], first[g + 1] - first[g]));
+  CHECK(groups[2].empty());
+  CHECK(from.pack_groups(rows.data(), std::vector<std::size_t>{0}).empty());
+}
+
