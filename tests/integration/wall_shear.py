@@ -55,7 +55,7 @@ import sys
 import h5py
 import numpy as np
 
-from common import arguments, check, run_hemoflow
+from common import arguments, check, hemo_output, run_hemoflow
 
 R, G, RHO, DX = 5.0e-4, 1.056, 1060.0, 5.0e-5
 LENGTH = 8 * DX
@@ -86,42 +86,6 @@ def write_pipe_stl(path, segments=96, rings=8):
                     f.write("  endloop\n endfacet\n")
         f.write("endsolid pipe\n")
     return segments * rings * 2
-
-
-def read_vtk_cells(path):
-    """CELL_DATA of a legacy binary POLYDATA file: {name: array}, and the triangle count."""
-    data = open(path, "rb").read()
-    out, pos = {}, 0
-
-    def line():
-        nonlocal pos
-        end = data.index(b"\n", pos)
-        text = data[pos:end].decode()
-        pos = end + 1
-        return text
-
-    assert line().startswith("# vtk DataFile")
-    line()
-    assert line() == "BINARY"
-    assert line() == "DATASET POLYDATA"
-    _, npts, _ = line().split()
-    pos += int(npts) * 3 * 8 + 1
-    _, ntri, size = line().split()
-    pos += int(size) * 4 + 1
-    _, ncell = line().split()
-    ncell = int(ncell)
-    while pos < len(data):
-        head = line().split()
-        if not head:
-            continue
-        if head[0] == "SCALARS":
-            line()  # LOOKUP_TABLE
-            out[head[1]] = np.frombuffer(data[pos:pos + 8 * ncell], dtype=">f8")
-            pos += 8 * ncell + 1
-        elif head[0] == "VECTORS":
-            out[head[1]] = np.frombuffer(data[pos:pos + 24 * ncell], dtype=">f8").reshape(ncell, 3)
-            pos += 24 * ncell + 1
-    return out, int(ntri)
 
 
 def stats(out):
@@ -195,7 +159,8 @@ def main():
     vtk = os.path.join(base, "wall_shear_surface.vtk")
     ok &= check(os.path.exists(vtk), "wall_shear_surface.vtk written")
     if os.path.exists(vtk):
-        cells, ntri = read_vtk_cells(vtk)
+        _, tris, cells = hemo_output.surface_statistics(base)
+        ntri = len(tris)
         d, _ = stats(base)
         ok &= check(ntri == triangles and all(len(cells[k]) == triangles for k in ("tawss", "osi", "rrt", "mean_wss")),
                     f"surface: {ntri} triangles, one tawss/osi/rrt/mean_wss value each")

@@ -58,6 +58,55 @@ def probe(out_dir, name):
     return {k: np.array([float(r[k]) for r in rows]) for k in rows[0]}
 
 
+def surface_statistics(out_dir):
+    """wall_shear_surface.vtk, the legacy binary POLYDATA that the wall_shear plugin writes:
+    the vertices (m), the triangles (vertex indices) and the cell data by name (big-endian
+    doubles: tawss, osi, rrt, mean_wss)."""
+    path = os.path.join(out_dir, "wall_shear_surface.vtk")
+    data = open(path, "rb").read()
+    pos = 0
+
+    def line():
+        nonlocal pos
+        end = data.index(b"\n", pos)
+        text = data[pos:end].decode()
+        pos = end + 1
+        return text
+
+    for _ in range(4):
+        line()
+    head = line().split()
+    assert head[0] == "POINTS", head
+    n = int(head[1])
+    points = np.frombuffer(data, ">f8", 3 * n, pos).reshape(n, 3)
+    pos += 24 * n
+    while True:
+        head = line().split()
+        if head:
+            break
+    assert head[0] == "POLYGONS", head
+    m = int(head[1])
+    cells = np.frombuffer(data, ">i4", 4 * m, pos).reshape(m, 4)
+    pos += 16 * m
+    if not (cells[:, 0] == 3).all():
+        raise ValueError(f"{path}: a polygon that is not a triangle")
+    scalars = {}
+    while pos < len(data):
+        head = line().split()
+        if not head or head[0] == "CELL_DATA":
+            continue
+        if head[0] == "SCALARS":
+            line()  # LOOKUP_TABLE
+            scalars[head[1]] = np.frombuffer(data, ">f8", m, pos).astype(float)
+            pos += 8 * m
+        elif head[0] == "VECTORS":
+            scalars[head[1]] = np.frombuffer(data, ">f8", 3 * m, pos).reshape(m, 3).astype(float)
+            pos += 24 * m
+        else:
+            raise ValueError(f"{path}: unexpected {head[0]!r}")
+    return points, cells[:, 1:].astype(np.int64), scalars
+
+
 def command_line(doc, analyse, report, plot=None, hide=()):
     """The shared command line of the analysis scripts: OUTPUT_DIR [--json] [--plot FILE].
     `report(result)` prints the human-readable summary; `hide` names result keys too
