@@ -15,7 +15,9 @@ node-local rank), over the GPU counts 1, 2, 4, ... up to G (--counts to choose):
     tools/bench/rbc.py at MUPHY's spacing 2.5 um and haematocrit 0.45, "muphy" (radius
     100 um, 3 mm: 6.0 x 10^6 fluid nodes, 5.1 x 10^5 cells, the paper's benchmark size)
     and "8x" (radius 200 um, 6 mm: 8 times the nodes and cells); the cells are placed once
-    (one step on G GPUs, ending in a checkpoint) and every GPU count restarts from it.
+    (one step on G GPUs, ending in a checkpoint) and every GPU count restarts from it;
+    the cells' state checksum and the population checksum after the longer run are
+    compared across the counts (bitwise: the same cells on any rank count).
 Per run: time per step by group of actions on the slowest rank (summary.json
 rank_reports), the exposed halo wait share, the partition imbalance, the bytes the halo
 exchange moves per step (all ranks), MLUPS and the parallel efficiency (strong:
@@ -384,6 +386,14 @@ def cell_count(out):
         return int(list(csv.DictReader(f))[-1]["cells"])
 
 
+def answer(out):
+    """A cells run's answer: the last cells.csv row's state checksum and the population checksum."""
+    with open(os.path.join(out, "cells.csv")) as f:
+        cells = list(csv.DictReader(f))[-1]["state_checksum"]
+    with open(os.path.join(out, "summary.json")) as f:
+        return f"{cells} / {json.load(f)['population_checksum']}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build")
@@ -486,6 +496,7 @@ def main():
             seed = f"{a.work}/cells_{name}_seed"
             sd = run(a, G, case, seed, 1, ["--set", "checkpoint.final=true"])
             seeding[name] = sd["setup_seconds"]
+            answers = {}
             for n in counts:
                 # Timed as the difference of a run of 2N and one of N steps from that
                 # checkpoint: each one's set-up, first steps (kernels loaded, buffers grown)
@@ -496,6 +507,11 @@ def main():
                 s = differenced(run(a, n, case, out, 1 + 2 * a.cell_steps, ["--restart", seed]), short)
                 rows.append(row(a, "strong", "cells", f"tube {name} with cells", n, s, copy_bw, cells=cell_count(out)))
                 rows[-1]["differenced"] = True
+                answers[n] = answer(out)
+                if n != counts[0]:  # every count restarted from the same cells: the same answer, bitwise
+                    checks.append({"what": f"tube {name} with cells, {2 * a.cell_steps} steps from the same checkpoint: "
+                                           f"cells' state checksum and population checksum on {counts[0]} and {n} ranks",
+                                   "one": answers[counts[0]], "many": answers[n], "equal": answers[counts[0]] == answers[n]})
                 save_partial(a, rows, checks)
 
     efficiencies(rows)
