@@ -761,8 +761,14 @@ class Cells {
       for (std::size_t f = 0; f < left_.size(); ++f) left_[f] += leaving_[f];
       std::fill(leaving_.begin(), leaving_.end(), 0.0);
     }
-    // Rows [frontier_first_, owned_) are in frontier tiles (none on one rank).
-    frontier_first_ = many_ranks() ? to_host(tile_first_.data() + tiles_.num_internal, 1)[0] : owned_;
+    // Rows [frontier_first_, owned_) are in frontier tiles (none on one rank); each
+    // frontier tile's first row, for the ghosts sent to each peer (gather_frontier).
+    if (many_ranks()) {
+      frontier_tile_first_ = to_host(tile_first_.data() + tiles_.num_internal, std::size_t(tiles_.num_frontier) + 1);
+      frontier_first_ = frontier_tile_first_[0];
+    } else {
+      frontier_first_ = owned_;
+    }
   }
 
   /// The migrants of sorted rows [staying, migrating_end), packed per peer (the rows of
@@ -829,7 +835,7 @@ class Cells {
   /// tiles that the peer owns are appended after the owned rows, by (tile, id), and
   /// tile_first_ gets the external tiles' ranges (wait_frontier, insert_ghosts).
   void gather_frontier(const Field<Real>& velocity) {
-    const auto first = to_host(tile_first_.data() + tiles_.num_internal, std::size_t(tiles_.num_frontier) + 1);
+    const std::vector<std::uint32_t>& first = frontier_tile_first_;  // from this step's sort
     sent_rows_.clear();
     sent_first_.assign(1, 0);
     for (const auto& list : peer_frontier_tiles_) {
@@ -1217,6 +1223,7 @@ class Cells {
   std::vector<std::vector<std::uint32_t>> peer_frontier_tiles_;  // per peer: the frontier tiles whose cells it is sent
   std::vector<std::uint32_t> sent_rows_;  // this step's ghosts sent: the rows for each peer, peer after peer
   std::vector<std::size_t> sent_first_;   // where each peer's rows start in sent_rows_, and the end
+  std::vector<std::uint32_t> frontier_tile_first_;  // this step's first row of each frontier tile, and owned_
   exec::DeviceArray<SpreadRecord<Real>> records_in_;
   exec::DeviceArray<std::uint32_t> too_fast_;       // CellDrift's flag
   exec::DeviceArray<std::uint32_t> row_list_;       // device_rows()
