@@ -6,11 +6,13 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -189,6 +191,52 @@ std::vector<std::size_t> nearest_rows(const std::vector<double>& nodes, const st
   return out;
 }
 
+/// For each point, the rows of `nodes` (row-major N x 3, m) within `radius` of it, in
+/// ascending row order, or its nearest row alone where none is that close
+/// (nearest_rows). Buckets `radius` wide: the 27 around a point's hold every candidate.
+std::vector<std::vector<std::size_t>> rows_within(const std::vector<double>& nodes,
+                                                  const std::vector<std::array<double, 3>>& points, double radius) {
+  const std::size_t n = nodes.size() / 3;
+  std::vector<std::vector<std::size_t>> out(points.size());
+  if (n == 0) return out;
+  std::array<double, 3> lo{};
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = nodes[std::size_t(a)];
+    for (std::size_t r = 0; r < n; ++r) lo[a] = std::min(lo[a], nodes[3 * r + a]);
+  }
+  auto cell = [&](const double* q, int a) { return (long long)std::floor((q[a] - lo[a]) / radius); };
+  std::map<std::array<long long, 3>, std::vector<std::size_t>> buckets;  // rows ascending in each
+  for (std::size_t r = 0; r < n; ++r)
+    buckets[{cell(&nodes[3 * r], 0), cell(&nodes[3 * r], 1), cell(&nodes[3 * r], 2)}].push_back(r);
+  std::vector<std::array<double, 3>> lonely;
+  std::vector<std::size_t> lonely_at;
+  const double r2 = radius * radius;
+  for (std::size_t t = 0; t < points.size(); ++t) {
+    const double* q = points[t].data();
+    const long long bx = cell(q, 0), by = cell(q, 1), bz = cell(q, 2);
+    for (long long k = bz - 1; k <= bz + 1; ++k)
+      for (long long j = by - 1; j <= by + 1; ++j)
+        for (long long i = bx - 1; i <= bx + 1; ++i) {
+          const auto b = buckets.find({i, j, k});
+          if (b == buckets.end()) continue;
+          for (const std::size_t r : b->second) {
+            const double dx = nodes[3 * r] - q[0], dy = nodes[3 * r + 1] - q[1], dz = nodes[3 * r + 2] - q[2];
+            if (dx * dx + dy * dy + dz * dz <= r2) out[t].push_back(r);
+          }
+        }
+    std::sort(out[t].begin(), out[t].end());
+    if (out[t].empty()) {
+      lonely.push_back(points[t]);
+      lonely_at.push_back(t);
+    }
+  }
+  if (!lonely.empty()) {
+    const std::vector<std::size_t> nearest = nearest_rows(nodes, lonely, radius);
+    for (std::size_t k = 0; k < lonely.size(); ++k) out[lonely_at[k]] = {nearest[k]};
+  }
+  return out;
+}
+
 class WallShear {
  public:
   virtual ~WallShear() = default;
@@ -210,6 +258,7 @@ class WallShearIn final : public WallShear {
     every_ = cfg.has("wall_shear.every") ? cfg.integer("wall_shear.every") : cfg.integer("output.every");
     sample_every_ = cfg.integer("wall_shear.sample_every");
     window_start_ = cfg.real("wall_shear.window_start");
+    surface_radius_ = cfg.real("wall_shear.surface_radius");
     window_end_ = cfg.has("wall_shear.window_end") ? cfg.real("wall_shear.window_end") : std::numeric_limits<double>::infinity();
     if (window_end_ <= window_start_)
       cfg.fail("wall_shear.window_end", str("must be after wall_shear.window_start = ", fmt_g(window_start_), " s"));
@@ -860,13 +909,14 @@ class WallShearIn final : public WallShear {
     write_file(dir_, "wall_shear_stats", nodes_, columns, step, computed_step_, time, sampled_from_, window_end_written(time), samples_,
                method_);
     log::info(str("wall_shear: wall_shear_stats.h5: ", samples_, " samples over ", fmt_g(T), " s, ", n, " wall nodes"));
-    write_surface(tawss, osi, rrt, mean);
+    write_surface(tawss, mean);
   }
 
-  /// wall_shear_surface.vtk: the surface's triangles (m) with the statistics of the wall
-  /// node nearest to each triangle's centroid, as CELL_DATA (legacy VTK, binary).
-  void write_surface(const std::vector<double>& tawss, const std::vector<double>& osi, const std::vector<double>& rrt,
-                     const std::vector<double>& mean) {
+  /// wall_shear_surface.vtk: the surface's triangles (m) with, as CELL_DATA (legacy VTK,
+  /// binary), the statistics of the wall nodes within wall_shear.surface_radius of each
+  /// triangle's centroid: their TAWSS and mean WSS averaged, and the OSI and RRT of those
+  /// averages (the nearest node's where none is that close, or the radius is 0).
+  void write_surface(const std::vector<double>& tawss, const std::vector<double>& mean) {
     if (!surface_mesh_) {
       log::info("wall_shear: no surface to map the statistics onto (geometry.shape is not \"stl\" and "
                 "wall_shear.surface is not set): no wall_shear_surface.vtk");
@@ -883,8 +933,32 @@ class WallShearIn final : public WallShear {
         centroids[t][a] = (surface.vertices[surface.triangles[t][0]][a] + surface.vertices[surface.triangles[t][1]][a] +
                            surface.vertices[surface.triangles[t][2]][a]) /
                           3.0;
-    const std::vector<std::size_t> nearest = nearest_rows(nodes_.points, centroids, 2.0 * mesh_->dx);
-    std::string v = "# vtk DataFile Version 3.0\nhemoflow wall_shear statistics (nearest wall node per triangle)\nBINARY\n"
+    const std::vector<std::vector<std::size_t>> near =
+        surface_radius_ > 0 ? rows_within(nodes_.points, centroids, surface_radius_ * mesh_->dx) : [&] {
+          std::vector<std::vector<std::size_t>> one;
+          for (const std::size_t r : nearest_rows(nodes_.points, centroids, 2.0 * mesh_->dx)) one.push_back({r});
+          return one;
+        }();
+    // Per triangle: TAWSS and mean WSS averaged over its nodes (rows ascending: the same
+    // sums on any rank count), OSI = (1 - |mean| / TAWSS) / 2, RRT = 1 / |mean|.
+    const std::size_t m = surface.size();
+    std::vector<double> t_tawss(m), t_osi(m), t_rrt(m), t_mean(3 * m);
+    for (std::size_t t = 0; t < m; ++t) {
+      double g = 0.0, v[3] = {0.0, 0.0, 0.0};
+      for (const std::size_t r : near[t]) {
+        g += tawss[r];
+        for (int a = 0; a < 3; ++a) v[a] += mean[3 * r + a];
+      }
+      const double k = double(near[t].size());
+      g /= k;
+      for (int a = 0; a < 3; ++a) t_mean[3 * t + a] = v[a] / k;
+      const double net = std::sqrt(t_mean[3 * t] * t_mean[3 * t] + t_mean[3 * t + 1] * t_mean[3 * t + 1] +
+                                   t_mean[3 * t + 2] * t_mean[3 * t + 2]);
+      t_tawss[t] = g;
+      t_osi[t] = std::isnan(g) ? g : (g > 0 ? 0.5 * (1.0 - net / g) : 0.0);
+      t_rrt[t] = std::isnan(g) ? g : (net > 0 ? 1.0 / net : std::numeric_limits<double>::infinity());
+    }
+    std::string v = "# vtk DataFile Version 3.0\nhemoflow wall_shear statistics (the wall nodes near each triangle, averaged)\nBINARY\n"
                     "DATASET POLYDATA\n";
     v += str("POINTS ", surface.vertices.size(), " double\n");
     for (const auto& p : surface.vertices)
@@ -897,15 +971,14 @@ class WallShearIn final : public WallShear {
     v += str("\nCELL_DATA ", surface.size(), "\n");
     auto scalars = [&](const char* name, const std::vector<double>& values) {
       v += str("SCALARS ", name, " double 1\nLOOKUP_TABLE default\n");
-      for (const std::size_t r : nearest) append_big_endian(v, values[r]);
+      for (const double x : values) append_big_endian(v, x);
       v += "\n";
     };
-    scalars("tawss", tawss);
-    scalars("osi", osi);
-    scalars("rrt", rrt);
+    scalars("tawss", t_tawss);
+    scalars("osi", t_osi);
+    scalars("rrt", t_rrt);
     v += "VECTORS mean_wss double\n";
-    for (const std::size_t r : nearest)
-      for (int a = 0; a < 3; ++a) append_big_endian(v, mean[3 * r + a]);
+    for (const double x : t_mean) append_big_endian(v, x);
     v += "\n";
     io::write_file_atomic((fs::path(dir_) / "wall_shear_surface.vtk").string(), v);
     log::info(str("wall_shear: wall_shear_surface.vtk: ", surface.size(), " triangles of ", surface_));
@@ -919,6 +992,7 @@ class WallShearIn final : public WallShear {
   bool surface_normals_ = false;
   bool partial_cells_ = false;  // lb_vlbm runs: wall nodes are the first layer inside the surface
   bool momentum_exchange_ = false;
+  double surface_radius_ = 2.0;  // lattice spacings: wall_shear_surface.vtk's neighbourhood of a triangle
   std::int64_t every_ = 0, sample_every_ = 1, samples_ = 0, computed_step_ = -1, first_step_ = 0, stress_step_ = -1;
   double window_start_ = 0.0, window_end_ = 0.0, sampled_from_ = 0.0, dt_ = 0.0, to_pascal_ = 0.0, total_time_ = 0.0;
   std::uint32_t count_ = 0;
@@ -1019,6 +1093,14 @@ void declare_config(config::Schema& schema) {
                          "(default: geometry.file when geometry.shape = 'stl'; none: no .vtk)")
       .string("surface_unit", "Length unit of wall_shear.surface's coordinates (default: geometry.unit)")
       .choices({"m", "mm", "um"})
+      .real("surface_radius", "1",
+            "Lattice spacings: each triangle of wall_shear_surface.vtk takes the TAWSS and mean WSS of the wall nodes "
+            "within this distance of its centroid, averaged (OSI and RRT from those averages; the nearest node where "
+            "none is that close). The stress of a wall node depends on its depth below the surface at tau near 1/2 "
+            "(plugins/wall_shear/README.md), and the nearest node to a surface is the shallowest; 0: the nearest "
+            "node alone (before 2026-11-27)")
+      .at_least(0.0)
+      .default_value(2.0)
       .string("normal",
               "Wall normals: 'auto' (the default: for the stress method, from the surface where there is one: "
               "wall_shear.surface, the case's STL or a pipe's cylinder; else, and always for the momentum exchange, from "

@@ -13,6 +13,9 @@ full-size resolutions the entries name, meant for a GPU.
                       pressure outlet (anti-bounce-back): mean |WSS| over the middle
                       third / (2 mu U_max / R) - 1, and its order
     wss_pipe_tilted_vlbm  the same with lb_vlbm's partial cells (geometry.solid_fraction)
+    wss_pipe_tilted_vlbm_low_tau  the same at the carotid demo's tau = 0.5036 (Re 333,
+                      lattice centre-line velocity 0.05 at the coarsest level): also the
+                      surface map's mean (wall_shear_surface.vtk on the pipe's cylinder)
     wss_womersley     periodic pipe, purely oscillating body force (alpha = 6): mean axial
                       WSS at 8 phases against Womersley's tau_w(t), its order, and the
                       OSI (0.5 for a zero-mean WSS)
@@ -28,6 +31,8 @@ import sys
 import numpy as np
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tools", "analysis"))
+import hemo_output  # noqa: E402
 
 NAN = float("nan")
 PLUGINS = ["--set", 'run.plugins=["lb_bgk","boundaries","wall_shear"]']
@@ -124,18 +129,35 @@ TAU_TILT = 1.0
 E_FOLD_TILT = R_TILT ** 2 / (5.783 * NU)
 
 
-def tilted_plan(reduced):
-    """(nodes per radius, dx, dt, steps) per level: tau = 1 (dt ~ dx^2), 12 e-folding times
-    R^2 / (5.78 nu) (the inlet ramps over the first 0.5 of one)."""
+# The carotid demo's tau (cases/carotid_pulsatile.toml), where patient runs live: the
+# velocity gives the demo's lattice centre-line velocity 0.05 at the coarsest full level
+# (R = 8 dx, dt = 3.64e-4 s): Re = U_mean D / nu = 333; lattice velocity ~ dx at fixed tau.
+TAU_LOW = 0.5036
+U_LOW = 0.05 * (R_TILT / 8) / ((TAU_LOW - 0.5) * (R_TILT / 8) ** 2 / (3 * NU))
+
+
+def tilted_plan(reduced, tau=TAU_TILT):
+    """(nodes per radius, dx, dt, steps) per level: tau fixed (dt ~ dx^2), 12 e-folding
+    times R^2 / (5.78 nu) (the inlet ramps over the first 0.5 of one)."""
     plan = []
     for n in ((5, 6, 8) if reduced else (8, 12, 24)):
         dx = R_TILT / n
-        dt = (TAU_TILT - 0.5) * dx * dx / (3 * NU)
+        dt = (tau - 0.5) * dx * dx / (3 * NU)
         plan.append((n, dx, dt, math.ceil(12 * E_FOLD_TILT / dt)))
     return plan
 
 
-def wss_pipe_tilted(ctx, vlbm=False):
+def _surface_middle_mean(out, a, length):
+    """Area-weighted mean TAWSS of the surface map's triangles whose centroid lies in the
+    middle third along the axis a (wall_shear_surface.vtk)."""
+    points, tris, cells = hemo_output.surface_statistics(out)
+    v = points[tris]
+    area = 0.5 * np.linalg.norm(np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0]), axis=1)
+    middle = np.abs(v.mean(axis=1) @ a) <= length / 6
+    return float(np.sum(area[middle] * cells["tawss"][middle]) / area[middle].sum())
+
+
+def wss_pipe_tilted(ctx, vlbm=False, low_tau=False):
     """A pipe 9 R long along (1, 0.5, 0.25) (geometry.shape = "pipe", geometry.axis), with
     the parabolic velocity inlet of cases/pipe_velocity.toml (Ladd, U_max = 0.4 mm/s, Re 1)
     and an anti-bounce-back pressure outlet, both on planes normal to the tilted axis.
@@ -143,15 +165,22 @@ def wss_pipe_tilted(ctx, vlbm=False):
     The exact WSS of the imposed flow is tau_w = 2 mu U_max / R (U_max as imposed at the
     inlet's link midpoints). Asserted: the mean TAWSS over the wall nodes whose axial
     position is in the middle third / tau_w - 1 at the finest level, and its order.
-    vlbm: the same with lb_vlbm and the pipe's solid fractions (study wss_pipe_tilted_vlbm)."""
+    vlbm: the same with lb_vlbm and the pipe's solid fractions (study wss_pipe_tilted_vlbm).
+    low_tau: with lb_vlbm at tau = 0.5036 and U_max = U_LOW (Re 333; study
+    wss_pipe_tilted_vlbm_low_tau), where a wall node's stress depends on its depth below
+    the surface (plugins/wall_shear/README.md); also asserted there: the surface map's
+    area-weighted mean TAWSS over the middle third / tau_w - 1 at the finest level."""
     study = "wss_pipe_tilted_vlbm" if vlbm else "wss_pipe_tilted"
     key = "wss_pipe.tilted_vlbm" if vlbm else "wss_pipe.tilted"
+    tau, u_max = (TAU_LOW, U_LOW) if low_tau else (TAU_TILT, U_TILT)
+    if low_tau:
+        study, key = study + "_low_tau", key + "_low_tau"
     plugins = (["--set", 'run.plugins=["lb_bgk","lb_vlbm","boundaries","wall_shear"]', "--set",
                 "geometry.solid_fraction=true"] if vlbm else PLUGINS)
     records, errors = [], {}
     mu = RHO * NU
-    tau_w = 2 * mu * U_TILT / R_TILT
-    plan = tilted_plan(ctx.reduced)
+    tau_w = 2 * mu * u_max / R_TILT
+    plan = tilted_plan(ctx.reduced, tau)
     a = AXIS_TILT
     cin, cout = -0.5 * LEN_TILT * a, 0.5 * LEN_TILT * a
 
@@ -166,7 +195,8 @@ def wss_pipe_tilted(ctx, vlbm=False):
                     "--set", f"geometry.radius={R_TILT!r}", "--set", f"geometry.length={LEN_TILT!r}",
                     "--set", "geometry.axis=[1.0,0.5,0.25]", "--set", "geometry.center=[0.0,0.0,0.0]",
                     "--set", f"boundaries.iolet.0.center={vec(cin)}", "--set", f"boundaries.iolet.0.normal={vec(-a)}",
-                    "--set", f"boundaries.iolet.0.radius={R_TILT!r}", "--set", f"boundaries.iolet.0.velocity={U_TILT!r}",
+                    "--set", f"boundaries.iolet.0.radius={R_TILT!r}", "--set", f"boundaries.iolet.0.velocity={u_max!r}",
+                    "--set", f"flow.reference_velocity={u_max!r}",
                     "--set", 'boundaries.iolet.0.model="ladd"', "--set", f"boundaries.iolet.0.ramp={0.5 * E_FOLD_TILT!r}",
                     "--set", f"boundaries.iolet.1.center={vec(cout)}", "--set", f"boundaries.iolet.1.normal={vec(a)}",
                     "--set", f"boundaries.iolet.1.radius={R_TILT!r}", "--set", 'boundaries.iolet.1.model="anti_bounce_back"',
@@ -191,6 +221,19 @@ def wss_pipe_tilted(ctx, vlbm=False):
                                       float(d["wss_magnitude"][middle].mean() / tau_w - 1), res))
         records.append(ctx.diagnostic(study, "middle third: mean r of the wall nodes / R",
                                       float(radial[middle].mean() / R_TILT), res))
+        # How a node's TAWSS depends on its depth below the surface: the deepest third of
+        # the middle third's wall nodes against the shallowest third.
+        depth = R_TILT - radial[middle]
+        thirds = np.array_split(np.argsort(depth), 3)
+        records.append(ctx.diagnostic(study, "middle third: mean TAWSS of the deepest third of the wall nodes / of "
+                                             "the shallowest third", float(d["tawss"][middle][thirds[2]].mean() /
+                                                                           d["tawss"][middle][thirds[0]].mean()), res))
+        if low_tau:
+            surface = _surface_middle_mean(out, a, LEN_TILT) / tau_w - 1
+            records.append(ctx.diagnostic(study, "surface map: area-weighted mean TAWSS over the middle third / tau_w - 1",
+                                          surface, res))
+            if n == plan[-1][0]:
+                records.append(ctx.check(key + "_surface_finest", surface, res, backend=s["backend"]))
         flow = d["mean_wss"][middle] @ a / np.maximum(np.linalg.norm(d["mean_wss"][middle], axis=1), 1e-300)
         records.append(ctx.diagnostic(study, "middle third: smallest cosine of the mean WSS with the axis",
                                       float(flow.min()), res))
@@ -304,8 +347,13 @@ def wss_pipe_tilted_vlbm(ctx):
     return wss_pipe_tilted(ctx, vlbm=True)
 
 
+def wss_pipe_tilted_vlbm_low_tau(ctx):
+    """wss_pipe_tilted with lb_vlbm's partial cells at the carotid demo's tau."""
+    return wss_pipe_tilted(ctx, vlbm=True, low_tau=True)
+
+
 CHECKS = {"wss_pipe_axis": wss_pipe_axis, "wss_pipe_tilted": wss_pipe_tilted, "wss_pipe_tilted_vlbm": wss_pipe_tilted_vlbm,
-          "wss_womersley": wss_womersley}
+          "wss_pipe_tilted_vlbm_low_tau": wss_pipe_tilted_vlbm_low_tau, "wss_womersley": wss_womersley}
 
 
 def estimate():
@@ -317,6 +365,8 @@ def estimate():
             total += _announce(f"wss_pipe_axis   R = {n:2d} dx", math.pi * n * n * 4, steps)
         for n, dx, dt, steps in tilted_plan(reduced):
             total += _announce(f"wss_pipe_tilted R = {n:2d} dx", math.pi * n * n * 9 * n, steps)
+        for n, dx, dt, steps in tilted_plan(reduced, TAU_LOW):
+            total += _announce(f"wss_pipe_tilted_vlbm_low_tau R = {n:2d} dx", math.pi * n * n * 9 * n, steps)
         for n, dx, dt, per in womersley_plan(reduced):
             total += _announce(f"wss_womersley   R = {n:2d} dx", math.pi * n * n * max(4 * dx, 0.002) / dx,
                                PERIODS_WOM * per)
