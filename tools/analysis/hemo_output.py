@@ -107,6 +107,14 @@ def surface_statistics(out_dir):
     return points, cells[:, 1:].astype(np.int64), scalars
 
 
+def triangle_areas_centroids(points, triangles):
+    """Area (m^2) and centroid (m) of each triangle of a surface (surface_statistics's points
+    and triangles)."""
+    v = points[triangles]
+    area = 0.5 * np.linalg.norm(np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0]), axis=1)
+    return area, v.mean(axis=1)
+
+
 def command_line(doc, analyse, report, plot=None, hide=()):
     """The shared command line of the analysis scripts: OUTPUT_DIR [--json] [--plot FILE].
     `report(result)` prints the human-readable summary; `hide` names result keys too

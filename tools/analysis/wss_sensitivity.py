@@ -26,7 +26,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hemo_output import surface_statistics  # noqa: E402
+from hemo_output import surface_statistics, triangle_areas_centroids  # noqa: E402
 
 # The carotid demo's slabs (docs/hemodynamics.md): the common carotid above the internal
 # carotid's outlet, the bifurcation, the widened proximal external carotid.
@@ -105,9 +105,7 @@ def main():
     if a.reference not in surfaces:
         sys.exit(f"the reference run '{a.reference}' has no statistics ({runs[a.reference]['dir']})")
     points, tris, _ = surfaces[a.reference]
-    v = points[tris]
-    area = 0.5 * np.linalg.norm(np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0]), axis=1)
-    centroid = v.mean(axis=1)
+    area, centroid = triangle_areas_centroids(points, tris)
     centroid_mm = centroid * 1e3
     case_toml = os.path.join(runs[a.reference]["dir"], "case.toml")
     caps = iolet_caps(case_toml, centroid, 0.5 * (runs[a.reference].get("dx") or 0.0) + 1e-9) \

@@ -151,9 +151,8 @@ def _surface_middle_mean(out, a, length):
     """Area-weighted mean TAWSS of the surface map's triangles whose centroid lies in the
     middle third along the axis a (wall_shear_surface.vtk)."""
     points, tris, cells = hemo_output.surface_statistics(out)
-    v = points[tris]
-    area = 0.5 * np.linalg.norm(np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0]), axis=1)
-    middle = np.abs(v.mean(axis=1) @ a) <= length / 6
+    area, centroid = hemo_output.triangle_areas_centroids(points, tris)
+    middle = np.abs(centroid @ a) <= length / 6
     return float(np.sum(area[middle] * cells["tawss"][middle]) / area[middle].sum())
 
 
