@@ -17,6 +17,7 @@
 #include "core/fields/lattice_fields.hpp"
 #include "core/io/series_csv.hpp"
 #include "core/plugin/plugin_api.hpp"
+#include "physics/partial_volume.hpp"
 #include "plugins/lb_vlbm/kernels.hpp"
 
 namespace hemo::vlbm {
@@ -67,9 +68,14 @@ class Vlbm {
   virtual void setup(SetupStage& st, int link_class, const SolidFractions& p) = 0;
 };
 
+/// lb_vlbm.mixing: the share m of a bounce-back in a pull from a more solid cell
+/// (physics/partial_volume.hpp).
+enum class Mixing { volume, viscosity_weighted };
+
 template <class Real>
 class VlbmIn final : public Vlbm {
  public:
+  explicit VlbmIn(Mixing mixing) : mixing_(mixing) {}
   void setup(SetupStage& st, int link_class, const SolidFractions& p) override {
     const mesh::SparseMesh& m = st.mesh;
     std::vector<std::uint32_t> link, from, to;
@@ -83,7 +89,8 @@ class VlbmIn final : public Vlbm {
       from.push_back(x);
       to.push_back(y);
       direction.push_back(m.links.direction[k]);
-      mix.push_back(Real((double(p_x) - double(p_y)) / (1.0 - double(p_y))));  // phi
+      const double phi = phys::volumetric_mix(double(p_x), double(p_y));
+      mix.push_back(Real(mixing_ == Mixing::volume ? phi : phys::viscosity_weighted_mix(phi, st.units.tau)));
     }
     count_ = static_cast<std::uint32_t>(link.size());
     link_ = exec::to_device(st.space, link);
@@ -110,7 +117,8 @@ class VlbmIn final : public Vlbm {
     comm_ = &st.comm;
     csv_.open(st.comm, st.output_dir, "vlbm.csv", ",particles", st.first_step);
     log::info(str("lb_vlbm: ", p.partial_cells(), " partial cells (0 < P < 1), ", st.comm.sum(std::uint64_t(count_)),
-                  " pulls from a more solid cell mixed with bounce-back"));
+                  " pulls from a more solid cell mixed with bounce-back (",
+                  mixing_ == Mixing::volume ? "volume share" : "viscosity-weighted share", ")"));
     // Before the collide-stream kernel, which reads the link values written here.
     st.scheduler.add(Phase::begin_step, "partial_volume_links", "lb_vlbm", [this](StepContext& ctx) {
       if (!count_) return;
@@ -153,6 +161,7 @@ class VlbmIn final : public Vlbm {
     csv_.end();
   }
 
+  Mixing mixing_;
   exec::DeviceArray<std::uint32_t> link_, from_, to_;
   exec::DeviceArray<std::uint8_t> direction_;
   exec::DeviceArray<Real> mix_, scratch_;
@@ -174,8 +183,9 @@ class VlbmPlugin final : public Plugin {
     const SolidFractions* p = fractions_.get();
     link_class_ = st.request.add_fluid_link_class(
         "vlbm", [p](const std::array<int, 3>& from, const std::array<int, 3>& to) { return (*p)(from) > (*p)(to); });
-    if (st.config.string("run.precision") == "fp32") impl_ = std::make_unique<VlbmIn<float>>();
-    else impl_ = std::make_unique<VlbmIn<double>>();
+    const Mixing mixing = st.config.string("lb_vlbm.mixing") == "volume" ? Mixing::volume : Mixing::viscosity_weighted;
+    if (st.config.string("run.precision") == "fp32") impl_ = std::make_unique<VlbmIn<float>>(mixing);
+    else impl_ = std::make_unique<VlbmIn<double>>(mixing);
   }
   void plan(PlanStage& st) override {
     // VlbmIn::setup: per link of the class, its index, both nodes, direction and mix; per
@@ -198,7 +208,16 @@ class VlbmPlugin final : public Plugin {
   int link_class_ = -1;
 };
 
-void declare_config(config::Schema&) {}
+void declare_config(config::Schema& schema) {
+  schema.section("lb_vlbm", "lb_vlbm", "Volumetric LB: partial cells by solid fraction (plugins/lb_vlbm/README.md)")
+      .string("mixing",
+              "Share of a bounce-back in a pull from a more solid cell: 'viscosity_weighted' (the default: the VLBM "
+              "share weighted by tau as in Noble and Torczynski's partially saturated cells, which keeps the wall in "
+              "place at every tau) or 'volume' (the VLBM paper's share (P_x - P_y) / (1 - P_y): conserves the particle "
+              "number to rounding, but the wall moves inward as tau nears 1/2); physics/partial_volume.hpp")
+      .choices({"viscosity_weighted", "volume"})
+      .default_value(std::string("viscosity_weighted"));
+}
 
 Plugin* create() { return new VlbmPlugin(); }
 
