@@ -19,8 +19,10 @@
 // m = B(phi, tau) puts the same plane wall within 0.03 dx of its true place for every P
 // and every tau from 1 down to 0.5036 (BGK and regularized; TRT with Lambda = 3/16:
 // independent of tau). B(1, tau) = 1: a pull from a solid cell stays halfway bounce-back.
-// The price: the particle number is no longer conserved to rounding; a link pair gains
-// (1 - P_y)(phi - m)(f*_q(x) - f*_opp(y)) per step (the mixing is one-sided).
+// With m < phi alone the particle number would not be conserved: a link pair would gain
+// (1 - P_y)(phi - m)(f*_q(x) - f*_opp(y)) a step (4% of the inflow left unaccounted in the
+// reduced carotid of validate.py, real_geometry); y's rest population gives that back
+// (plugins/lb_vlbm/kernels.hpp), which conserves it exactly and moves no momentum.
 #include "physics/hd.hpp"
 
 namespace hemo::phys {

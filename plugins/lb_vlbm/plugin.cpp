@@ -78,26 +78,40 @@ class VlbmIn final : public Vlbm {
   explicit VlbmIn(Mixing mixing) : mixing_(mixing) {}
   void setup(SetupStage& st, int link_class, const SolidFractions& p) override {
     const mesh::SparseMesh& m = st.mesh;
-    std::vector<std::uint32_t> link, from, to;
+    // The class's links, grouped by the node they enter (the kernel runs one node a thread).
+    std::vector<std::uint32_t> order;
+    for (std::size_t k = 0; k < m.links.size(); ++k)
+      if (m.links.link_class[k] == link_class) order.push_back(static_cast<std::uint32_t>(k));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return m.links.node[a] < m.links.node[b]; });
+    std::vector<std::uint32_t> link, from, node, first;
     std::vector<std::uint8_t> direction;
-    std::vector<Real> mix;
-    for (std::size_t k = 0; k < m.links.size(); ++k) {
-      if (m.links.link_class[k] != link_class) continue;
+    std::vector<Real> mix, returned;
+    for (const std::uint32_t k : order) {
       const std::uint32_t y = m.links.node[k], x = m.links.source[k];
+      if (node.empty() || node.back() != y) {
+        node.push_back(y);
+        first.push_back(static_cast<std::uint32_t>(link.size()));
+      }
       const float p_x = p.of_fluid({m.i[x], m.j[x], m.k[x]}), p_y = p.of_fluid({m.i[y], m.j[y], m.k[y]});
-      link.push_back(static_cast<std::uint32_t>(k));
-      from.push_back(x);
-      to.push_back(y);
-      direction.push_back(m.links.direction[k]);
       const double phi = phys::volumetric_mix(double(p_x), double(p_y));
-      mix.push_back(Real(mixing_ == Mixing::volume ? phi : phys::viscosity_weighted_mix(phi, st.units.tau)));
+      const double share = mixing_ == Mixing::volume ? phi : phys::viscosity_weighted_mix(phi, st.units.tau);
+      link.push_back(k);
+      from.push_back(x);
+      direction.push_back(m.links.direction[k]);
+      mix.push_back(Real(share));
+      returned.push_back(Real(phi - share));
     }
+    first.push_back(static_cast<std::uint32_t>(link.size()));
     count_ = static_cast<std::uint32_t>(link.size());
+    nodes_mixed_ = static_cast<std::uint32_t>(node.size());
     link_ = exec::to_device(st.space, link);
     from_ = exec::to_device(st.space, from);
-    to_ = exec::to_device(st.space, to);
+    node_ = exec::to_device(st.space, node);
+    first_ = exec::to_device(st.space, first);
     direction_ = exec::to_device(st.space, direction);
     mix_ = exec::to_device(st.space, mix);
+    if (mixing_ != Mixing::volume) returned_ = exec::to_device(st.space, returned);
     mesh_ = &m;
     stride_ = m.stride;
     space_ = st.space;
@@ -129,9 +143,17 @@ class VlbmIn final : public Vlbm {
         std::visit(
             [&](auto where) {
               PartialVolumeLinks<Real, Store, decltype(where.lattice)> kernel{
-                  ctx.fields->get<Real>("link_value").data(), link_.data(), from_.data(), to_.data(),
-                  direction_.data(), mix_.data(), f.data(), where};
-              exec::for_each(space_, {0, count_}, kernel, "lb_vlbm::partial_volume_links");
+                  ctx.fields->get<Real>("link_value").data(),
+                  node_.data(),
+                  first_.data(),
+                  link_.data(),
+                  from_.data(),
+                  direction_.data(),
+                  mix_.data(),
+                  mixing_ == Mixing::volume ? nullptr : returned_.data(),
+                  f.data(),
+                  where};
+              exec::for_each(space_, {0, nodes_mixed_}, kernel, "lb_vlbm::partial_volume_links");
             },
             slots);
       });
@@ -162,11 +184,11 @@ class VlbmIn final : public Vlbm {
   }
 
   Mixing mixing_;
-  exec::DeviceArray<std::uint32_t> link_, from_, to_;
+  exec::DeviceArray<std::uint32_t> link_, from_, node_, first_;
   exec::DeviceArray<std::uint8_t> direction_;
-  exec::DeviceArray<Real> mix_, scratch_;
+  exec::DeviceArray<Real> mix_, returned_, scratch_;
   const mesh::SparseMesh* mesh_ = nullptr;
-  std::uint32_t count_ = 0, stride_ = 0, nodes_ = 0;
+  std::uint32_t count_ = 0, nodes_mixed_ = 0, stride_ = 0, nodes_ = 0;
   exec::Space space_ = exec::Space::host;
   std::int64_t check_every_ = 100;
   comm::Communicator* comm_ = nullptr;
@@ -188,12 +210,20 @@ class VlbmPlugin final : public Plugin {
     else impl_ = std::make_unique<VlbmIn<double>>(mixing);
   }
   void plan(PlanStage& st) override {
-    // VlbmIn::setup: per link of the class, its index, both nodes, direction and mix; per
-    // node the fluid share and a scratch row.
-    std::uint64_t links = 0;
-    for (std::size_t k = 0; k < st.mesh.links.size(); ++k) links += st.mesh.links.link_class[k] == link_class_;
+    // VlbmIn::setup: per link of the class, its index, source node, direction, mix and
+    // returned share; per receiving node its index and first link; per node the fluid share
+    // and a scratch row.
+    std::uint64_t links = 0, receiving = 0;
+    std::uint32_t last = ~0u;
+    for (std::size_t k = 0; k < st.mesh.links.size(); ++k) {
+      if (st.mesh.links.link_class[k] != link_class_) continue;
+      ++links;
+      if (st.mesh.links.node[k] != last) ++receiving;  // an upper bound where a node's links are not adjacent
+      last = st.mesh.links.node[k];
+    }
     const std::size_t real = st.precision == Precision::fp32 ? 4 : 8;
-    st.memory.array("lb_vlbm", "partial-volume links", links, 3 * sizeof(std::uint32_t) + 1 + real);
+    st.memory.array("lb_vlbm", "partial-volume links", links, 2 * sizeof(std::uint32_t) + 1 + 2 * real);
+    st.memory.array("lb_vlbm", "nodes that partial-volume links enter", receiving + 1, 2 * sizeof(std::uint32_t));
     st.memory.node_field("lb_vlbm", "fluid_share", 1, real);
     st.memory.array("lb_vlbm", "particle count scratch", st.mesh.num_nodes, real);
   }

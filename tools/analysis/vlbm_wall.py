@@ -10,7 +10,8 @@ number sum (1 - P) sum_q f fixed. The streaming is lb_vlbm's (plugins/lb_vlbm/ke
 a pull from a more solid cell x into y is f_q(y) = (1 - m) f*_q(x) + m f*_opp(y), with m
 from physics/partial_volume.hpp: 'volume' m = phi = (P_x - P_y)/(1 - P_y) (the VLBM paper)
 or 'viscosity_weighted' m = phi (tau - 1/2) / ((1 - phi) + (tau - 1/2)) (Noble and
-Torczynski's weight). The collision is BGK, regularized (Latt and Chopard, as
+Torczynski's weight), whose excess (phi - m)(f*_q(x) - f*_opp(y)) y's rest population
+gives back (kernels.hpp). The collision is BGK, regularized (Latt and Chopard, as
 physics/regularized.hpp) or TRT (Lambda = 3/16), each with Guo's force.
 
 The lattice's flow is a parabola u = g/(2 nu) (h_eff^2 - (z - z_c)^2) in the interior;
@@ -79,12 +80,16 @@ def steady_velocity(P, tau, op, mix, g=1e-6):
     padded = np.concatenate([[1.0], P, [1.0]])
     M = np.zeros((Q * n, Q * n))
     rhs = np.zeros(Q * n)
+    rest = np.zeros((n, Q * n))  # what y's rest population gives back, as rows on f
+    rest_rhs = np.zeros(n)
     for q in range(Q):
         dz = C[q, 2]
         for y in range(n):
             x = y - dz
             p_x, p_y = padded[x + 1], P[y]
-            m = mix(p_x, p_y, tau) if dz != 0 and p_x > p_y else 0.0
+            mixed = dz != 0 and p_x > p_y
+            m = mix(p_x, p_y, tau) if mixed else 0.0
+            phi = volume_mix(p_x, p_y, tau) if mixed else 0.0
             # post-collision rows: f*_opp(y) (the reflection) and f*_q(x) (the pull; a solid x reflects)
             refl = np.zeros(Q * n)
             refl[[row(p, y) for p in range(Q)]] = A[OPP[q]]
@@ -96,6 +101,11 @@ def steady_velocity(P, tau, op, mix, g=1e-6):
                 pull, b_pull = refl, b[OPP[q]]
             M[row(q, y)] = (1 - m) * pull + m * refl
             rhs[row(q, y)] = (1 - m) * b_pull + m * b[OPP[q]]
+            rest[y] += (phi - m) * (pull - refl)
+            rest_rhs[y] += (phi - m) * (b_pull - b[OPP[q]])
+    for y in range(n):  # the rest population (q = 0) pulls from its own node, then gives back
+        M[row(0, y)] -= rest[y]
+        rhs[row(0, y)] -= rest_rhs[y]
     system = np.vstack([np.eye(Q * n) - M, np.tile(1.0 - P, Q)])
     f = np.linalg.lstsq(system, np.concatenate([rhs, [np.sum(1.0 - P)]]), rcond=None)[0].reshape(Q, n)
     return (C[:, 0] @ f + g / 2) / f.sum(0)
