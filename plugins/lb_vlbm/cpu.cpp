@@ -1,4 +1,4 @@
-// The lb_vlbm kernel on the host backend (OpenMP).
+// The lb_vlbm kernels on the host backend (OpenMP).
 #include "core/exec/launch_host.hpp"
 #include "physics/storage16.hpp"
 #include "plugins/lb_vlbm/kernels.hpp"
@@ -6,6 +6,8 @@
 #define HEMO_VLBM_KERNELS(Real, Store)                                                          \
   HEMO_INSTANTIATE_HOST(hemo::vlbm::PartialVolumeLinks<Real, Store, hemo::mesh::NodeListView>); \
   HEMO_INSTANTIATE_HOST(hemo::vlbm::PartialVolumeLinks<Real, Store, hemo::mesh::BrickView>);    \
+  HEMO_INSTANTIATE_HOST(hemo::vlbm::ReturnExcess<Real, Store, hemo::mesh::NodeListView>);       \
+  HEMO_INSTANTIATE_HOST(hemo::vlbm::ReturnExcess<Real, Store, hemo::mesh::BrickView>);          \
   HEMO_INSTANTIATE_HOST(hemo::vlbm::CellParticles<Real, Store, hemo::mesh::NodeListView>);      \
   HEMO_INSTANTIATE_HOST(hemo::vlbm::CellParticles<Real, Store, hemo::mesh::BrickView>)
 HEMO_VLBM_KERNELS(float, float);

@@ -1,4 +1,4 @@
-// The lb_vlbm kernel on the CUDA backend, from the same functor as cpu.cpp.
+// The lb_vlbm kernels on the CUDA backend, from the same functor as cpu.cpp.
 #include "core/exec/launch_cuda.cuh"
 #include "physics/storage16.hpp"
 #include "plugins/lb_vlbm/kernels.hpp"
@@ -6,6 +6,8 @@
 #define HEMO_VLBM_KERNELS(Real, Store)                                                          \
   HEMO_INSTANTIATE_CUDA(hemo::vlbm::PartialVolumeLinks<Real, Store, hemo::mesh::NodeListView>); \
   HEMO_INSTANTIATE_CUDA(hemo::vlbm::PartialVolumeLinks<Real, Store, hemo::mesh::BrickView>);    \
+  HEMO_INSTANTIATE_CUDA(hemo::vlbm::ReturnExcess<Real, Store, hemo::mesh::NodeListView>);       \
+  HEMO_INSTANTIATE_CUDA(hemo::vlbm::ReturnExcess<Real, Store, hemo::mesh::BrickView>);          \
   HEMO_INSTANTIATE_CUDA(hemo::vlbm::CellParticles<Real, Store, hemo::mesh::NodeListView>);      \
   HEMO_INSTANTIATE_CUDA(hemo::vlbm::CellParticles<Real, Store, hemo::mesh::BrickView>)
 HEMO_VLBM_KERNELS(float, float);

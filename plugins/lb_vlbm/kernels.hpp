@@ -41,36 +41,48 @@ namespace d3q19 = phys::d3q19;
 // which restores the particle number sum exactly and leaves every momentum as m sets it
 // (the rest population carries none).
 //
-// One thread per receiving node y, over its mixed links [first[j], first[j + 1]); a node
-// writes only its own rest population and its own links' values, and reads no rest
-// population, so the nodes are independent. Store: the populations' storage (Real or a
-// 16-bit format, physics/storage16.hpp), read as Real(f[i]).
+// Two kernels: PartialVolumeLinks, one thread per link, writes the link values and each
+// link's excess; ReturnExcess, one thread per receiving node y, takes the sum of its
+// links' excesses (a contiguous range: the links are grouped by y) from y's rest
+// population. A node writes only its own rest population and reads no other's, so the
+// nodes are independent, and the sum's order is fixed (bitwise the same on CPU and GPU).
+// Store: the populations' storage (Real or a 16-bit format, physics/storage16.hpp), read
+// as Real(f[i]).
 template <class Real, class Store = Real, class View = mesh::NodeListView>
 struct PartialVolumeLinks {
   Real* HEMO_RESTRICT link_value;
-  const std::uint32_t* HEMO_RESTRICT node;    // y: the less solid cell the links enter
-  const std::uint32_t* HEMO_RESTRICT first;   // its links: [first[j], first[j + 1])
-  const std::uint32_t* HEMO_RESTRICT link;    // per link: its index k
+  const std::uint32_t* HEMO_RESTRICT link;    // link index k
   const std::uint32_t* HEMO_RESTRICT from;    // x: the more solid cell the population leaves
+  const std::uint32_t* HEMO_RESTRICT to;      // y: the cell it enters
   const std::uint8_t* HEMO_RESTRICT direction;
   const Real* HEMO_RESTRICT mix;              // m
   const Real* HEMO_RESTRICT returned_share;   // phi - m; null where m = phi (nothing to give back)
-  Store* HEMO_RESTRICT f;                     // post-collision populations of the last step
+  Real* HEMO_RESTRICT excess;                 // per link: (phi - m)(f*_q(x) - f*_opp(y)), with returned_share
+  const Store* HEMO_RESTRICT f;               // post-collision populations of the last step
   mesh::PopulationSlots<View> slots;          // where they are
+  HEMO_HD void operator()(std::uint32_t i) const {
+    const int q = direction[i];
+    const Real pulled = Real(f[slots.post_collision_pulled(q, from[i], to[i])]);  // x may be a halo node
+    const Real reflected = Real(f[slots.post_collision(d3q19::opposite(q), to[i])]);
+    link_value[link[i]] = mix[i] * (reflected - pulled);
+    if (returned_share) excess[i] = returned_share[i] * (pulled - reflected);
+  }
+};
+
+/// y's rest population gives back its links' excess: f*_0(y) -= sum of excess over
+/// [first[j], first[j + 1]).
+template <class Real, class Store = Real, class View = mesh::NodeListView>
+struct ReturnExcess {
+  const std::uint32_t* HEMO_RESTRICT node;   // y: the less solid cell the links enter
+  const std::uint32_t* HEMO_RESTRICT first;  // its links: [first[j], first[j + 1])
+  const Real* HEMO_RESTRICT excess;
+  Store* HEMO_RESTRICT f;
+  mesh::PopulationSlots<View> slots;
   HEMO_HD void operator()(std::uint32_t j) const {
-    const std::uint32_t y = node[j];
     Real returned = Real(0);
-    for (std::uint32_t i = first[j]; i < first[j + 1]; ++i) {
-      const int q = direction[i];
-      const Real pulled = Real(f[slots.post_collision_pulled(q, from[i], y)]);  // x may be a halo node
-      const Real reflected = Real(f[slots.post_collision(d3q19::opposite(q), y)]);
-      link_value[link[i]] = mix[i] * (reflected - pulled);
-      if (returned_share) returned += returned_share[i] * (pulled - reflected);
-    }
-    if (returned_share) {
-      Store& rest = f[slots.post_collision(0, y)];
-      rest = phys::store_population<Store>(Real(rest) - returned, 0, 0u);
-    }
+    for (std::uint32_t i = first[j]; i < first[j + 1]; ++i) returned += excess[i];
+    Store& rest = f[slots.post_collision(0, node[j])];
+    rest = phys::store_population<Store>(Real(rest) - returned, 0, 0u);
   }
 };
 

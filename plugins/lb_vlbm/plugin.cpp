@@ -84,7 +84,7 @@ class VlbmIn final : public Vlbm {
       if (m.links.link_class[k] == link_class) order.push_back(static_cast<std::uint32_t>(k));
     std::stable_sort(order.begin(), order.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return m.links.node[a] < m.links.node[b]; });
-    std::vector<std::uint32_t> link, from, node, first;
+    std::vector<std::uint32_t> link, from, to, node, first;
     std::vector<std::uint8_t> direction;
     std::vector<Real> mix, returned;
     for (const std::uint32_t k : order) {
@@ -98,6 +98,7 @@ class VlbmIn final : public Vlbm {
       const double share = mixing_ == Mixing::volume ? phi : phys::viscosity_weighted_mix(phi, st.units.tau);
       link.push_back(k);
       from.push_back(x);
+      to.push_back(y);
       direction.push_back(m.links.direction[k]);
       mix.push_back(Real(share));
       returned.push_back(Real(phi - share));
@@ -107,11 +108,15 @@ class VlbmIn final : public Vlbm {
     nodes_mixed_ = static_cast<std::uint32_t>(node.size());
     link_ = exec::to_device(st.space, link);
     from_ = exec::to_device(st.space, from);
+    to_ = exec::to_device(st.space, to);
     node_ = exec::to_device(st.space, node);
     first_ = exec::to_device(st.space, first);
     direction_ = exec::to_device(st.space, direction);
     mix_ = exec::to_device(st.space, mix);
-    if (mixing_ != Mixing::volume) returned_ = exec::to_device(st.space, returned);
+    if (mixing_ != Mixing::volume) {
+      returned_ = exec::to_device(st.space, returned);
+      excess_ = exec::DeviceArray<Real>(st.space, count_);
+    }
     mesh_ = &m;
     stride_ = m.stride;
     space_ = st.space;
@@ -142,18 +147,23 @@ class VlbmIn final : public Vlbm {
         using Store = typename std::remove_cvref_t<decltype(f)>::value_type;
         std::visit(
             [&](auto where) {
-              PartialVolumeLinks<Real, Store, decltype(where.lattice)> kernel{
-                  ctx.fields->get<Real>("link_value").data(),
-                  node_.data(),
-                  first_.data(),
-                  link_.data(),
-                  from_.data(),
-                  direction_.data(),
-                  mix_.data(),
-                  mixing_ == Mixing::volume ? nullptr : returned_.data(),
-                  f.data(),
-                  where};
-              exec::for_each(space_, {0, nodes_mixed_}, kernel, "lb_vlbm::partial_volume_links");
+              using View = decltype(where.lattice);
+              const bool give_back = mixing_ != Mixing::volume;
+              PartialVolumeLinks<Real, Store, View> links{ctx.fields->get<Real>("link_value").data(),
+                                                          link_.data(),
+                                                          from_.data(),
+                                                          to_.data(),
+                                                          direction_.data(),
+                                                          mix_.data(),
+                                                          give_back ? returned_.data() : nullptr,
+                                                          give_back ? excess_.data() : nullptr,
+                                                          f.data(),
+                                                          where};
+              exec::for_each(space_, {0, count_}, links, "lb_vlbm::partial_volume_links");
+              if (give_back)
+                exec::for_each(space_, {0, nodes_mixed_},
+                               ReturnExcess<Real, Store, View>{node_.data(), first_.data(), excess_.data(), f.data(), where},
+                               "lb_vlbm::return_excess");
             },
             slots);
       });
@@ -184,9 +194,9 @@ class VlbmIn final : public Vlbm {
   }
 
   Mixing mixing_;
-  exec::DeviceArray<std::uint32_t> link_, from_, node_, first_;
+  exec::DeviceArray<std::uint32_t> link_, from_, to_, node_, first_;
   exec::DeviceArray<std::uint8_t> direction_;
-  exec::DeviceArray<Real> mix_, returned_, scratch_;
+  exec::DeviceArray<Real> mix_, returned_, excess_, scratch_;
   const mesh::SparseMesh* mesh_ = nullptr;
   std::uint32_t count_ = 0, nodes_mixed_ = 0, stride_ = 0, nodes_ = 0;
   exec::Space space_ = exec::Space::host;
@@ -222,7 +232,7 @@ class VlbmPlugin final : public Plugin {
       last = st.mesh.links.node[k];
     }
     const std::size_t real = st.precision == Precision::fp32 ? 4 : 8;
-    st.memory.array("lb_vlbm", "partial-volume links", links, 2 * sizeof(std::uint32_t) + 1 + 2 * real);
+    st.memory.array("lb_vlbm", "partial-volume links", links, 3 * sizeof(std::uint32_t) + 1 + 3 * real);
     st.memory.array("lb_vlbm", "nodes that partial-volume links enter", receiving + 1, 2 * sizeof(std::uint32_t));
     st.memory.node_field("lb_vlbm", "fluid_share", 1, real);
     st.memory.array("lb_vlbm", "particle count scratch", st.mesh.num_nodes, real);
