@@ -30,9 +30,11 @@ import math
 import os
 import sys
 
+import numpy as np
 from common import arguments, check, run_hemoflow
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "analysis"))
+import hemo_output  # noqa: E402
 import poiseuille  # noqa: E402
 
 VLBM = ["--set", "geometry.solid_fraction=true", "--set", 'run.plugins=["lb_bgk","lb_vlbm","boundaries"]',
@@ -94,8 +96,6 @@ def main():
 def effective_radius(out, R, nu, g):
     """The wall radius of the Hagen-Poiseuille flow u = g (R_eff^2 - r^2) / (4 nu) that has
     the run's mean axial velocity over the nodes within 0.3 R of the axis."""
-    import numpy as np
-    import hemo_output
     X, fields = hemo_output.fields(out)
     r = np.hypot(X[:, 1], X[:, 2])
     near = r < 0.3 * R

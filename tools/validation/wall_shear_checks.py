@@ -36,6 +36,9 @@ import hemo_output  # noqa: E402
 
 NAN = float("nan")
 PLUGINS = ["--set", 'run.plugins=["lb_bgk","boundaries","wall_shear"]']
+# The same with lb_vlbm's partial cells (the geometry's solid fractions kept).
+VLBM_PLUGINS = ["--set", 'run.plugins=["lb_bgk","lb_vlbm","boundaries","wall_shear"]', "--set",
+                "geometry.solid_fraction=true"]
 
 
 def _stats(out):
@@ -94,8 +97,7 @@ def wss_pipe_axis(ctx, vlbm_low_tau=False):
     study = "wss_pipe_axis_vlbm_low_tau" if vlbm_low_tau else "wss_pipe_axis"
     key = "wss_pipe.axis_vlbm_low_tau" if vlbm_low_tau else "wss_pipe.axis"
     tau = TAU_LOW if vlbm_low_tau else TAU_AXIS
-    plugins = (["--set", 'run.plugins=["lb_bgk","lb_vlbm","boundaries","wall_shear"]', "--set",
-                "geometry.solid_fraction=true"] if vlbm_low_tau else PLUGINS)
+    plugins = VLBM_PLUGINS if vlbm_low_tau else PLUGINS
     records, errors = [], {}
     tau_w = RHO * G_AXIS * R_AXIS / 2
     plan = axis_plan(ctx.reduced, tau)
@@ -188,8 +190,7 @@ def wss_pipe_tilted(ctx, vlbm=False, low_tau=False):
     tau, u_max = (TAU_LOW, U_LOW) if low_tau else (TAU_TILT, U_TILT)
     if low_tau:
         study, key = study + "_low_tau", key + "_low_tau"
-    plugins = (["--set", 'run.plugins=["lb_bgk","lb_vlbm","boundaries","wall_shear"]', "--set",
-                "geometry.solid_fraction=true"] if vlbm else PLUGINS)
+    plugins = VLBM_PLUGINS if vlbm else PLUGINS
     records, errors = [], {}
     mu = RHO * NU
     tau_w = 2 * mu * u_max / R_TILT
