@@ -78,7 +78,7 @@ class VlbmIn final : public Vlbm {
   explicit VlbmIn(Mixing mixing) : mixing_(mixing) {}
   void setup(SetupStage& st, int link_class, const SolidFractions& p) override {
     const mesh::SparseMesh& m = st.mesh;
-    // The class's links, grouped by the node they enter (the kernel runs one node a thread).
+    // The class's links, grouped by the node they enter (ReturnExcess runs one such node a thread).
     std::vector<std::uint32_t> order;
     for (std::size_t k = 0; k < m.links.size(); ++k)
       if (m.links.link_class[k] == link_class) order.push_back(static_cast<std::uint32_t>(k));
