@@ -76,6 +76,21 @@ def rank_processes(launcher_pid):
     return sorted(pids)
 
 
+def wait_delivered(pid, sig, timeout=5.0):
+    """Waits until the process no longer has sig pending (ShdPnd in /proc/PID/status)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                pending = next(int(line.split()[1], 16) for line in f if line.startswith("ShdPnd:"))
+        except (OSError, StopIteration):
+            return  # gone or unreadable: nothing left to wait for
+        if not pending & (1 << (sig - 1)):
+            return
+        time.sleep(0.001)
+    raise SystemExit(f"FAIL: signal {sig} still pending in process {pid} after {timeout} s")
+
+
 def interrupted_run(a, ranks, out, scenario):
     """Starts the long run, signals it once it steps, returns (exit code, log)."""
     log_path = out + ".log"
@@ -91,7 +106,10 @@ def interrupted_run(a, ranks, out, scenario):
     time.sleep(0.5)  # some steps
     if scenario == "one_rank":
         p.send_signal(signal.SIGTERM)
-        p.send_signal(signal.SIGINT)  # a second one while it finishes: ignored
+        # A second one while it finishes: ignored. Sent once the first has been delivered:
+        # with both pending, Linux delivers the lower-numbered SIGINT first.
+        wait_delivered(p.pid, signal.SIGTERM)
+        p.send_signal(signal.SIGINT)
     elif scenario == "mpi_usr1":
         p.send_signal(signal.SIGUSR1)
     else:
