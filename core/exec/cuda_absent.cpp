@@ -21,6 +21,7 @@ void* allocate(std::size_t) { absent(); }
 void release(void*) noexcept {}
 void copy_to_device(void*, const void*, std::size_t) { absent(); }
 void copy_to_host(void*, const void*, std::size_t) { absent(); }
+void copy_to_host_queued(void*, const void*, std::size_t) { absent(); }
 void copy_on_device(void*, const void*, std::size_t) { absent(); }
 void fill_zero(void*, std::size_t) { absent(); }
 void synchronize(const char*) {}

@@ -78,6 +78,9 @@ void copy_on_device(void* dst, const void* src, std::size_t bytes) {
   // Asynchronous on the compute stream: ordered after the kernels, no host stall.
   HEMO_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
 }
+void copy_to_host_queued(void* pinned_dst, const void* src, std::size_t bytes) {
+  HEMO_CUDA_CHECK(cudaMemcpyAsync(pinned_dst, src, bytes, cudaMemcpyDeviceToHost, 0));
+}
 void fill_zero(void* dst, std::size_t bytes) { HEMO_CUDA_CHECK(cudaMemset(dst, 0, bytes)); }
 
 void synchronize(const char* what) { check_cuda(cudaDeviceSynchronize(), what); }

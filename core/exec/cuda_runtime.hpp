@@ -50,6 +50,10 @@ void release(void* ptr) noexcept;
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
 void copy_on_device(void* dst, const void* src, std::size_t bytes);
+/// Device to pinned host memory, queued on the compute stream after the kernels issued
+/// before it: the host does not wait; the bytes are there once the compute stream has
+/// been waited for (synchronize_compute, or any later synchronous copy).
+void copy_to_host_queued(void* pinned_dst, const void* src, std::size_t bytes);
 void fill_zero(void* dst, std::size_t bytes);
 void synchronize(const char* what);
 

@@ -156,6 +156,15 @@ class HostBuffer {
     if (space_ == Space::host) std::memcpy(data_, from, n * sizeof(T));
     else cuda::copy_to_host(data_, from, n * sizeof(T));
   }
+  /// download() without waiting on the CUDA backend: queued after the kernels issued
+  /// before it, the elements are there once the device has been waited for (any later
+  /// synchronous copy, or cuda::synchronize_compute).
+  void download_queued(const T* from, std::size_t n) {
+    resize(n);
+    if (n == 0) return;
+    if (space_ == Space::host) std::memcpy(data_, from, n * sizeof(T));
+    else cuda::copy_to_host_queued(data_, from, n * sizeof(T));
+  }
   /// The first size() elements into the run's memory at `to`.
   void upload(T* to) const {
     if (size_ == 0) return;

@@ -15,6 +15,7 @@ namespace hemo::exec {
 #if HEMO_HAVE_CUDA
 namespace cuda_detail {
 std::uint32_t exclusive_scan(Workspace& ws, const std::uint32_t* in, std::uint32_t* out, std::size_t n);
+void exclusive_scan_queued(Workspace& ws, const std::uint32_t* in, std::uint32_t* out, std::size_t n);
 std::uint32_t compact(Workspace& ws, const std::uint8_t* mask, std::size_t n, std::uint32_t* indices);
 void sort_by_key(Workspace& ws, std::uint32_t* keys, std::uint32_t* values, std::size_t n, int key_bits);
 void histogram(Workspace& ws, const std::uint32_t* bins, std::size_t n, std::uint32_t* counts, std::uint32_t num_bins);
@@ -107,6 +108,19 @@ std::uint32_t exclusive_scan(Workspace& ws, const std::uint32_t* in, std::uint32
   if (ws.space() == Space::host) return exclusive_scan_host(in, out, n);
 #if HEMO_HAVE_CUDA
   return cuda_detail::exclusive_scan(ws, in, out, n);
+#else
+  cuda_absent("exclusive_scan");
+#endif
+}
+
+void exclusive_scan_queued(Workspace& ws, const std::uint32_t* in, std::uint32_t* out, std::size_t n) {
+  check_count("exclusive_scan", n);
+  if (ws.space() == Space::host) {
+    exclusive_scan_host(in, out, n);
+    return;
+  }
+#if HEMO_HAVE_CUDA
+  cuda_detail::exclusive_scan_queued(ws, in, out, n);
 #else
   cuda_absent("exclusive_scan");
 #endif

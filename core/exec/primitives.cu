@@ -67,6 +67,16 @@ std::uint32_t exclusive_scan(Workspace& ws, const std::uint32_t* in, std::uint32
   return host[0] + host[1];
 }
 
+void exclusive_scan_queued(Workspace& ws, const std::uint32_t* in, std::uint32_t* out, std::size_t n) {
+  if (n == 0) return;
+  const auto count = static_cast<std::uint32_t>(n);
+  std::size_t temp_bytes = 0;
+  check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, out, count),
+             "cub::DeviceScan::ExclusiveSum (exec::exclusive_scan_queued, size query)");
+  check_cuda(cub::DeviceScan::ExclusiveSum(ws.reserve(temp_bytes), temp_bytes, in, out, count),
+             "cub::DeviceScan::ExclusiveSum (exec::exclusive_scan_queued)");
+}
+
 std::uint32_t compact(Workspace& ws, const std::uint8_t* mask, std::size_t n, std::uint32_t* indices) {
   if (n == 0) return 0;
   const thrust::counting_iterator<std::uint32_t> first(0);

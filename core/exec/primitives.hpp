@@ -38,6 +38,10 @@ class Workspace {
 /// returns the total in[0] + ... + in[n-1]. in == out is allowed.
 std::uint32_t exclusive_scan(Workspace& ws, const std::uint32_t* in, std::uint32_t* out, std::size_t n);
 
+/// exclusive_scan without the total: on the CUDA backend nothing is read back, so the
+/// host does not wait for the device (queued like a kernel).
+void exclusive_scan_queued(Workspace& ws, const std::uint32_t* in, std::uint32_t* out, std::size_t n);
+
 /// Writes the indices i with mask[i] != 0, ascending, to indices[0..count); returns count.
 /// `indices` must hold room for n entries (the count is not known before).
 std::uint32_t compact(Workspace& ws, const std::uint8_t* mask, std::size_t n, std::uint32_t* indices);

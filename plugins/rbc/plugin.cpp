@@ -217,14 +217,20 @@ class Cells {
       st.scheduler.add(Phase::particles, "cell_forces_internal", "rbc", [this](StepContext&) { forces(0, frontier_first_); },
                        Scheduler::Sync::overlapped);
       st.scheduler.add(Phase::particles, "frontier_wait", "rbc", [this](StepContext&) { wait_frontier(); });
-      st.scheduler.add(Phase::particles, "ghost_insert", "rbc", [this](StepContext&) { insert_ghosts(); });
+      // The insertion in three actions (appended, sorted into tiles, ordered), so that a
+      // fenced run times each part.
+      st.scheduler.add(Phase::particles, "ghost_append", "rbc", [this](StepContext&) { append_ghosts(); });
+      st.scheduler.add(Phase::particles, "ghost_sort", "rbc", [this](StepContext&) { sort_ghosts(); });
+      st.scheduler.add(Phase::particles, "ghost_order", "rbc", [this](StepContext&) { order_ghosts(); });
       st.scheduler.add(Phase::particles, "cell_forces", "rbc", [this](StepContext&) { forces(frontier_first_, owned_); });
     } else {
       st.scheduler.add(Phase::particles, "cell_forces", "rbc", [this](StepContext&) { forces(0, owned_); });
     }
     st.scheduler.add(Phase::particles, "cell_kick", "rbc", [this, &fields](StepContext&) { kick(fields); });
-    if (many_ranks())
-      st.scheduler.add(Phase::particles, "ghost_records", "rbc", [this](StepContext&) { exchange_ghost_records(); });
+    if (many_ranks()) {
+      st.scheduler.add(Phase::particles, "ghost_records_post", "rbc", [this](StepContext&) { post_ghost_records(); });
+      st.scheduler.add(Phase::particles, "ghost_records_wait", "rbc", [this](StepContext&) { wait_ghost_records(); });
+    }
     st.scheduler.add(Phase::coupling, "spread_drag", "rbc", [this, &fields](StepContext&) { spread(fields); });
     st.scheduler.add(Phase::coupling, "cell_drift", "rbc", [this](StepContext&) { drift(); });
     st.scheduler.add(Phase::output, "cell_output", "rbc", [this, &fields](StepContext& ctx) { output(ctx, fields); });
@@ -305,6 +311,7 @@ class Cells {
     records_in_host_ = exec::HostBuffer<SpreadRecord<Real>>(space_);
     peer_first_ = exec::DeviceArray<std::uint32_t>(space_, peers_.size() + 1);
     ghost_count_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_tiles() + 2);
+    ghost_ends_ = exec::HostBuffer<std::uint32_t>(space_);
     ghost_first_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_tiles() + 2);
     log::info(str("rbc: rank ", comm_->rank(), " shares cells with ", peers_.size(), " rank(s); far velocity: ",
                   far_.send_nodes.size(), " nodes out, ", far_.num_slots(), " in"));
@@ -704,7 +711,7 @@ class Cells {
     // NGRID (cells per tile) and its exclusive scan: the first place of each tile, then
     // where the centres in no tile start, then where the cells leaving start.
     exec::histogram(*workspace_, key, n, tile_count_.data(), tiles + 2);
-    exec::exclusive_scan(*workspace_, tile_count_.data(), tile_first_.data(), tiles + 2);
+    exec::exclusive_scan_queued(*workspace_, tile_count_.data(), tile_first_.data(), tiles + 2);
     exec::for_each(space_, {0, mapped},
                    OrderTilesById{tile_first_.data(), table_->get<std::uint32_t>("id").data(), order},
                    "rbc::order_tiles_by_id");
@@ -873,22 +880,26 @@ class Cells {
     far_in_.upload(far_velocity_.data());
   }
 
-  void insert_ghosts() {
-    // Every peer's cells appended after the owned rows as they came; then, on the
-    // device, the paper's insertion: the tile of each (membership through the tile
-    // maps), those in this rank's external tiles kept and sorted by (tile, id), the rest
-    // dropped; tile_first_ gets the external tiles' ranges.
-    std::vector<std::uint32_t> peer_first{owned_};
+  // The ghosts' insertion: every peer's cells appended after the owned rows as they came
+  // (append_ghosts); then, on the device, the paper's insertion: the tile of each
+  // (membership through the tile maps), those in this rank's external tiles kept and
+  // sorted by (tile, id), the rest dropped (sort_ghosts); tile_first_ gets the external
+  // tiles' ranges (order_ghosts).
+  void append_ghosts() {
+    peer_first_host_.assign(1, owned_);
     for (const auto& bytes : frontier_in_) {
       table_->append(bytes);
-      peer_first.push_back(count());
+      peer_first_host_.push_back(count());
     }
     peer_frontier_.resize(peers_.size());
-    for (std::size_t p = 0; p < peers_.size(); ++p) peer_frontier_[p] = peer_first[p + 1] - peer_first[p];
-    const std::uint32_t mapped = tiles_.num_mapped(), tiles = tiles_.num_tiles(), arrived = count() - owned_;
+    for (std::size_t p = 0; p < peers_.size(); ++p) peer_frontier_[p] = peer_first_host_[p + 1] - peer_first_host_[p];
+    peer_first_.upload(peer_first_host_);
+  }
+
+  void sort_ghosts() {
+    const std::uint32_t tiles = tiles_.num_tiles(), arrived = count() - owned_;
     std::uint32_t* key = table_->get<std::uint32_t>("tile_key").data();
     std::uint32_t* order = table_->get<std::uint32_t>("order").data();
-    peer_first_.upload(peer_first);
     exec::for_each(space_, {owned_, count()},
                    AssignGhostTiles<Real>{table_->get<Real>("position").data(), std::uint32_t(table_->capacity()), view_,
                                           tile_owner_.data(), peer_first_.data(), peer_rank_.data(),
@@ -896,28 +907,53 @@ class Cells {
                    "rbc::assign_ghost_tiles");
     exec::sort_by_key(*workspace_, key + owned_, order + owned_, arrived, key_bits_);
     exec::histogram(*workspace_, key + owned_, arrived, ghost_count_.data(), tiles + 2);
-    exec::exclusive_scan(*workspace_, ghost_count_.data(), ghost_first_.data(), tiles + 2);
-    const auto ends = to_host(ghost_first_.data() + tiles, 2);  // kept, then the faults' end
-    if (ends[1] > ends[0]) report_misplaced_ghost(ends[0], peer_first);
+    exec::exclusive_scan_queued(*workspace_, ghost_count_.data(), ghost_first_.data(), tiles + 2);
+    // Every ghost a peer sends lies in one of this rank's external tiles that the peer
+    // owns (it sends those tiles' cells), so all are kept, and the host goes on without
+    // waiting for the count: it is read with the records' download (check_ghosts), where
+    // a fault stops the run before any drag is spread.
+    ghost_ends_.download_queued(ghost_first_.data() + tiles, 2);  // kept, then the faults' end
+    ghosts_kept_ = arrived;
+  }
+
+  /// After the device has been waited for: the ghosts sort_ghosts counted as kept must be
+  /// all that arrived (a ghost in a tile of this rank or a third rank's, or in none near
+  /// this rank, means the ranks disagree on who owns what: never dropped silently).
+  void check_ghosts() {
+    if (space_ == exec::Space::cuda) exec::cuda::synchronize_compute("rbc: the ghosts' count");
+    const std::uint32_t kept = ghost_ends_.data()[0], faults_end = ghost_ends_.data()[1];
+    if (faults_end > kept) report_misplaced_ghost(kept);
+    if (kept != ghosts_kept_)
+      throw std::logic_error(str("rbc: rank ", comm_->rank(), " got ", ghosts_kept_, " ghosts from its peers, ",
+                                 ghosts_kept_ - kept, " of them in no tile near it"));
+  }
+
+  void order_ghosts() {
+    const std::uint32_t mapped = tiles_.num_mapped(), tiles = tiles_.num_tiles();
+    std::uint32_t* order = table_->get<std::uint32_t>("order").data();
     exec::for_each(space_, {mapped, tiles},
                    OrderTilesById{ghost_first_.data(), table_->get<std::uint32_t>("id").data(), order + owned_},
                    "rbc::order_ghost_tiles_by_id");
     exec::for_each(space_, {mapped, tiles + 1}, ShiftedCopy{ghost_first_.data(), tile_first_.data(), owned_},
                    "rbc::ghost_tile_first");
-    table_->permute(order + owned_, ends[0], owned_);  // the ghost rows only
+    table_->permute(order + owned_, ghosts_kept_, owned_);  // the ghost rows only
     records_.resize_at_least(space_, count());
   }
 
   /// A ghost whose tile is this rank's or a third rank's: the ranks disagree on who owns
   /// what (a cell sent to the wrong rank, never dropped silently).
-  [[noreturn]] void report_misplaced_ghost(std::uint32_t sorted, const std::vector<std::uint32_t>& peer_first) {
-    const std::uint32_t row = to_host(table_->get<std::uint32_t>("order").data() + owned_ + sorted, 1)[0];
+  /// Called after order_ghosts: the ghost sorted to place `sorted` is now row owned_ +
+  /// sorted; `order` still says which row it was appended as (so from which peer).
+  [[noreturn]] void report_misplaced_ghost(std::uint32_t sorted) {
+    const std::vector<std::uint32_t>& peer_first = peer_first_host_;
+    const std::uint32_t appended = to_host(table_->get<std::uint32_t>("order").data() + owned_ + sorted, 1)[0],
+                        row = owned_ + sorted;
     const auto& pos = table_->get<Real>("position");
     const std::size_t n = count();
     const auto x = pos.component_to_host(0, n), y = pos.component_to_host(1, n), z = pos.component_to_host(2, n);
     const auto ids = table_->get<std::uint32_t>("id").component_to_host(0, n);
     std::size_t p = 0;
-    while (p + 1 < peers_.size() && row >= peer_first[p + 1]) ++p;
+    while (p + 1 < peers_.size() && appended >= peer_first[p + 1]) ++p;
     const int owner = owner_of_point(double(x[row]), double(y[row]), double(z[row]));
     throw std::runtime_error(str("rbc: rank ", comm_->rank(), " received cell id ", ids[row], " at ",
                                  describe_point(*mesh_, double(x[row]), double(y[row]), double(z[row])), " from rank ",
@@ -1000,10 +1036,11 @@ class Cells {
   /// Ghost records (docs/rbc_ranks.md 4.3, round R): the spreading records of the cells
   /// each peer got as ghosts go to it, in the same order, and each ghost gets its owner's
   /// record, so that every rank spreads every cell's drag onto its own nodes.
-  void exchange_ghost_records() {
+  void post_ghost_records() {
     using Record = SpreadRecord<Real>;
     const std::size_t mine = owned_ - frontier_first_;
     records_out_.download(records_.data() + frontier_first_, mine);
+    check_ghosts();
     records_send_.resize(sent_rows_.size());
     for (std::size_t i = 0; i < sent_rows_.size(); ++i) records_send_.data()[i] = records_out_.data()[sent_rows_[i] - frontier_first_];
     // The peers' records in the order their cells were appended (insert_ghosts).
@@ -1018,7 +1055,12 @@ class Cells {
         receives.push_back({peers_[p], tag_records, {records_in_host_.bytes(at), peer_frontier_[p] * sizeof(Record)}});
     }
     comm_->start_exchange(sends, receives);
+  }
+
+  void wait_ghost_records() {
+    using Record = SpreadRecord<Real>;
     comm_->finish_exchange();
+    const std::size_t arrived = records_in_host_.size();
     if (records_in_.size() < arrived) records_in_ = exec::DeviceArray<Record>(space_, arrived + arrived / 2);
     records_in_host_.upload(records_in_.data());
     if (count() > owned_)
@@ -1215,6 +1257,9 @@ class Cells {
   exec::DeviceArray<std::int32_t> tile_owner_;       // per tile (TileMaps::tile_owner)
   std::uint32_t owned_ = 0, frontier_first_ = 0;     // rows [0, owned_) are this rank's, [frontier_first_, owned_) in frontier tiles
   std::vector<std::uint32_t> peer_frontier_;         // per peer: the cells it sent as ghosts this step
+  std::vector<std::uint32_t> peer_first_host_;      // the first appended row of each peer's ghosts, then the end
+  std::uint32_t ghosts_kept_ = 0;                   // ghosts in this rank's external tiles (sort_ghosts)
+  exec::HostBuffer<std::uint32_t> ghost_ends_;       // the device's count of them, then the faults' end (check_ghosts)
   exec::DeviceArray<std::uint32_t> ghost_count_, ghost_first_;  // NGRID and its scan over the ghosts
   exec::DeviceArray<std::uint32_t> peer_first_;                 // where each peer's ghosts were appended
   exec::DeviceArray<std::int32_t> peer_rank_;                   // peers_, on the device

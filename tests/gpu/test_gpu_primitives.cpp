@@ -51,6 +51,11 @@ TEST_CASE("gpu primitives: exclusive_scan equals the host's, out of place and in
 
       CHECK(hemo::exec::exclusive_scan(gpu, d_in.data(), d_in.data(), n) == total);
       CHECK(d_in.to_host() == expected);
+
+      DeviceArray<u32> d_queued(Space::cuda, n);  // the same scan, queued, no total
+      auto d_again = on_gpu(in);
+      hemo::exec::exclusive_scan_queued(gpu, d_again.data(), d_queued.data(), n);
+      CHECK(d_queued.to_host() == expected);
     }
   }
 }

@@ -70,6 +70,10 @@ TEST_CASE("exec primitives: exclusive_scan equals the running sum, out of place 
       std::vector<u32> inplace = in;
       CHECK(hemo::exec::exclusive_scan(ws, inplace.data(), inplace.data(), n) == total_expected);
       CHECK(inplace == expected);
+
+      std::vector<u32> queued(n, 0xdeadbeef);  // the same scan, no total
+      hemo::exec::exclusive_scan_queued(ws, in.data(), queued.data(), n);
+      CHECK(queued == expected);
     }
   }
   CHECK(hemo::exec::exclusive_scan(ws, nullptr, nullptr, 0) == 0);

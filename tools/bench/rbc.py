@@ -189,8 +189,9 @@ def page(a, result, baseline=None):
 SCALING_GROUPS = {  # issue 13's phases: the actions each sums, in step order
     "migration": ["rbc.cells_to_tiles"],
     "frontier gather": ["rbc.frontier_gather"],
-    "transfer": ["rbc.frontier_post", "rbc.frontier_wait", "rbc.ghost_records"],
-    "ghost insert": ["rbc.ghost_insert"],
+    "transfer": ["rbc.frontier_post", "rbc.frontier_wait", "rbc.ghost_records", "rbc.ghost_records_post",
+                 "rbc.ghost_records_wait"],
+    "ghost insert": ["rbc.ghost_insert", "rbc.ghost_append", "rbc.ghost_sort", "rbc.ghost_order"],
     "forces": ["rbc.cell_forces_internal", "rbc.cell_forces"],
     "coupling": ["lb_bgk.streamed_velocity", "rbc.cell_kick", "rbc.spread_drag"],
     "drift": ["rbc.cell_drift"],
