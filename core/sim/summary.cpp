@@ -43,6 +43,7 @@ std::string RunSummary::to_json() const {
   for (const auto& p : plugins) j.value(p);
   j.end_array();
   j.key("wall_seconds").value(wall_seconds);
+  j.key("steps_seconds").value(steps_seconds);
   j.key("setup_seconds").value(setup_seconds);
   j.key("mlups").value(mlups);
   j.key("halo_links").value(halo_links);

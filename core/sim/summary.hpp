@@ -28,6 +28,7 @@ struct RunSummary {
   std::uint64_t brick_slots = 0;  // bricks: owned slots over all ranks (holes included)
   std::vector<std::string> plugins;
   double wall_seconds = 0.0;       // time loop only
+  double steps_seconds = 0.0;      // the steps alone: the loop until the device's backlog is done (no run-end actions, no closing of files)
   double setup_seconds = 0.0;
   double mlups = 0.0;              // million fluid-node updates per second
   std::uint64_t halo_links = 0;         // CUDA, several ranks: rank-to-neighbour halo links, all ranks

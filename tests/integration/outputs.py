@@ -9,7 +9,7 @@ import xml.dom.minidom
 
 from common import arguments, check, hemo_output, run_hemoflow, summary
 
-REQUIRED = ["steps", "fluid_nodes", "ranks", "backend", "device", "wall_seconds", "mlups",
+REQUIRED = ["steps", "fluid_nodes", "ranks", "backend", "device", "wall_seconds", "steps_seconds", "mlups",
             "mass_relative_drift", "phase_seconds", "status"]
 
 
@@ -21,6 +21,8 @@ def main():
                               "--set", "output.every=200", "--set", "output.precision=\"float32\""])
     s = summary(out)
     ok = check(all(k in s for k in REQUIRED), "summary.json has " + ", ".join(REQUIRED))
+    ok &= check(0 < s.get("steps_seconds", 0) <= s["wall_seconds"],
+                f"steps_seconds {s.get('steps_seconds')} in (0, wall_seconds {s['wall_seconds']}]")
     ok &= check(s["status"] == "ok" and s["steps"] == 500 and s["ranks"] == 1, "status ok, 500 steps, 1 rank")
     ok &= check("collide_interior" in s["phase_seconds"], "phase_seconds lists collide_interior")
     steps = hemo_output.field_steps(out)

@@ -113,7 +113,11 @@ def differenced(long, short):
         return {k: v - y.get(k, 0.0) for k, v in x.items()}
     d = dict(long)
     d["steps"] = long["steps"] - short["steps"]
-    d["wall_seconds"] = long["wall_seconds"] - short["wall_seconds"]
+    # steps_seconds (hemoflow since 2026-11-27): the loop's time without the run's end (the
+    # closing of output files, run-end actions), which varies by seconds for a large case
+    # (the 8x cell tube: 2.5 s between two runs) and does not cancel; wall_seconds before.
+    key = "steps_seconds" if "steps_seconds" in long and "steps_seconds" in short else "wall_seconds"
+    d["wall_seconds"] = long[key] - short[key]
     d["action_seconds"] = minus(long.get("action_seconds", {}), short.get("action_seconds", {}))
     if long.get("rank_reports"):
         d["rank_reports"] = [{**rl, "action_seconds": minus(rl["action_seconds"], rs["action_seconds"]),
