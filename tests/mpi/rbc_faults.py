@@ -8,6 +8,10 @@ Each fault must end the run with its exit code and a message naming what went wr
   misrouted  HEMO_TEST_RBC_MISROUTE=5 makes rank 0 send a copy of one of its cells to a
              peer at step 5: exit 1, "rank 1 received cell id N at (...) m from rank 0, but
              its tile belongs to rank 0" (never a silent drop or a duplicate)
+  ghost      HEMO_TEST_RBC_MISROUTE_GHOST=5 makes rank 0 add one of its internal cells to
+             the ghosts it sends at step 5: exit 1, "rank 1 received cell id N at (...) m
+             from rank 0 as a neighbour, but its tile belongs to rank 0 and is not next to
+             this rank's tiles"
   brick      partition.brick = 6 with tiles of 4 on 2 ranks (a tile would straddle two
              bricks, so two ranks): exit 2 naming partition.brick and the fix
 """
@@ -64,6 +68,14 @@ def main():
     ok &= expect([*mpi, hemoflow, *run, "--output", os.path.join(a.work, "misrouted")], 1,
                  r"rbc: rank 1 received cell id [0-9]+ at \(.*\) m from rank 0, but its tile belongs to rank 0",
                  "misrouted, 2 ranks", {"HEMO_TEST_RBC_MISROUTE": "5"})
+    # Twice as long along x, so that each rank has internal tiles (those of no neighbour).
+    long_box = os.path.join(a.work, "long_box.toml")
+    box_case(long_box, [80e-6, 40e-6, 40e-6], "xyz", "[rbc]\nhaematocrit = 0.2\n")
+    ok &= expect([*mpi, hemoflow, "run", long_box, "--quiet", "--backend", "cpu", "--steps", "10", "--output",
+                  os.path.join(a.work, "ghost")], 1,
+                 r"rbc: rank 1 received cell id [0-9]+ at \(.*\) m from rank 0 as a neighbour, but its tile belongs "
+                 r"to rank 0 and is not next to this rank's tiles", "ghost in no tile near its receiver, 2 ranks",
+                 {"HEMO_TEST_RBC_MISROUTE_GHOST": "5"})
     ok &= expect([*mpi, hemoflow, *run, "--set", "partition.brick=6", "--output", os.path.join(a.work, "brick")], 2,
                  r"partition\.brick.*= 6 is not a multiple of the cells' tile, 4 lattice spacings.*use partition\.brick = 8",
                  "brick not a multiple of the tile, 2 ranks")
