@@ -238,11 +238,29 @@ class VlbmPlugin final : public Plugin {
     st.memory.array("lb_vlbm", "particle count scratch", st.mesh.num_nodes, real);
   }
   void setup(SetupStage& st) override {
+    warn_if_unstable(st);
     impl_->setup(st, link_class_, *fractions_);
     fractions_.reset();
   }
 
  private:
+  /// The linear stability of the partial-cell wall (tools/analysis/vlbm_stability.py,
+  /// docs/vlbm_stability.md: plane walls, Stokes limit): with the viscosity-weighted share
+  /// and its rest-population give-back, modes grow at cells of P >= 0.75 under BGK below
+  /// tau = 0.53, and at P >= 0.9 under the regularized operator below tau = 0.515; TRT has
+  /// none down to tau = 0.5036, nor has the volume share.
+  static void warn_if_unstable(const SetupStage& st) {
+    if (st.config.string("lb_vlbm.mixing") == "volume" || !st.config.has("lb_bgk.collision")) return;
+    const std::string op = st.config.string("lb_bgk.collision");
+    const double tau = st.units.tau, below = op == "bgk" ? 0.53 : op == "regularized" ? 0.515 : 0.0;
+    if (tau >= below) return;
+    log::warn(str("lb_vlbm: tau = ", fmt_g(tau), " with lb_bgk.collision = \"", op, "\" and the viscosity-weighted "
+                  "share: the linear analysis of a partial-cell wall finds growing modes below tau = ", fmt_g(below),
+                  " (docs/vlbm_stability.md; a run may still hold, as the carotid demo does with the regularized "
+                  "operator). lb_bgk.collision = \"trt\" has none there; lb_vlbm.mixing = \"volume\" neither, with "
+                  "its wall moved inward"));
+  }
+
   std::unique_ptr<SolidFractions> fractions_;
   std::unique_ptr<Vlbm> impl_;
   int link_class_ = -1;
