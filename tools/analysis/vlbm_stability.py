@@ -35,7 +35,7 @@ import json
 
 import numpy as np
 
-from vlbm_wall import MIXING, OPP, Q, C, W, collision, volume_mix
+from vlbm_wall import MIXING, OPP, Q, C, W, collision, link_shares
 
 FRACTIONS = (0.1, 0.25, 0.5, 0.75, 0.9)
 TAUS = (1.0, 0.6, 0.53, 0.52, 0.515, 0.51, 0.5036)
@@ -52,18 +52,12 @@ def streaming(P, tau, mix, kx, ky):
     row on g (zero with the volume share), for the wavevector (kx, ky); rows q * n + z."""
     n = len(P)
     row = lambda q, z: q * n + z  # noqa: E731
-    padded = np.concatenate([[1.0], P, [1.0]])
     S = np.zeros((Q * n, Q * n), dtype=complex)
     R = np.zeros((n, Q * n), dtype=complex)
     for q in range(Q):
-        dz = C[q, 2]
         phase = np.exp(-1j * (kx * C[q, 0] + ky * C[q, 1]))
         for y in range(n):
-            x = y - dz
-            p_x, p_y = padded[x + 1], P[y]
-            mixed = dz != 0 and p_x > p_y
-            m = mix(p_x, p_y, tau) if mixed else 0.0
-            phi = volume_mix(p_x, p_y, tau) if mixed else 0.0
+            x, m, phi = link_shares(P, q, y, tau, mix)
             refl = np.zeros(Q * n, dtype=complex)
             refl[row(OPP[q], y)] = 1.0
             if 0 <= x < n:

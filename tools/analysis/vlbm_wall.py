@@ -72,24 +72,29 @@ def collision(tau, op, g):
     raise ValueError(op)
 
 
+def link_shares(P, q, y, tau, mix):
+    """The pull into layer y along q: the layer x = y - c_q it comes from (outside the
+    layers: solid), the mixing share m and the VLBM share phi (both 0 unless x is the more
+    solid)."""
+    x = y - C[q, 2]
+    p_x = P[x] if 0 <= x < len(P) else 1.0
+    if C[q, 2] == 0 or p_x <= P[y]:
+        return x, 0.0, 0.0
+    return x, mix(p_x, P[y], tau), volume_mix(p_x, P[y], tau)
+
+
 def steady_velocity(P, tau, op, mix, g=1e-6):
     """Steady u_x per layer for solid fractions P (layers beyond both ends solid)."""
     n = len(P)
     A, b = collision(tau, op, g)
     row = lambda q, z: q * n + z  # noqa: E731
-    padded = np.concatenate([[1.0], P, [1.0]])
     M = np.zeros((Q * n, Q * n))
     rhs = np.zeros(Q * n)
     rest = np.zeros((n, Q * n))  # what y's rest population gives back, as rows on f
     rest_rhs = np.zeros(n)
     for q in range(Q):
-        dz = C[q, 2]
         for y in range(n):
-            x = y - dz
-            p_x, p_y = padded[x + 1], P[y]
-            mixed = dz != 0 and p_x > p_y
-            m = mix(p_x, p_y, tau) if mixed else 0.0
-            phi = volume_mix(p_x, p_y, tau) if mixed else 0.0
+            x, m, phi = link_shares(P, q, y, tau, mix)
             # post-collision rows: f*_opp(y) (the reflection) and f*_q(x) (the pull; a solid x reflects)
             refl = np.zeros(Q * n)
             refl[[row(p, y) for p in range(Q)]] = A[OPP[q]]
