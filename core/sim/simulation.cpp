@@ -57,12 +57,29 @@ std::int64_t voxel_limit() {
 }
 
 /// A new run replaces what an earlier run wrote into the same folder (its snapshots,
-/// probes and summary), so files of two runs never mix; anything else is left alone.
+/// probes and summary, and the files of the plugins it loaded, whose names start with the
+/// plugin's: docs/plugin-guide.md), so files of two runs never mix; anything else is left
+/// alone.
 void clear_previous_run(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(fs::path(dir) / "summary.json", ec) && !fs::exists(fs::path(dir) / "fields.xmf", ec)) return;
   log::info("output: replacing the previous run's files in " + dir);
+  std::vector<std::string> plugins;  // the previous run's, from the case.toml it wrote there
+  if (fs::exists(fs::path(dir) / "case.toml", ec)) {
+    try {
+      plugins = config::Document::load((fs::path(dir) / "case.toml").string()).peek_strings("run.plugins", {});
+    } catch (const std::exception& e) {
+      log::warn(str("output: the previous run's case.toml in ", dir, " cannot be read (", e.what(),
+                    "): its plugins' files are left"));
+    }
+  }
+  const auto plugin_file = [&](const std::string& name) {
+    return std::any_of(plugins.begin(), plugins.end(), [&](const std::string& p) {
+      return !p.empty() && name.size() > p.size() && name.compare(0, p.size(), p) == 0 &&
+             (name[p.size()] == '_' || name[p.size()] == '.');
+    });
+  };
   fs::remove_all(fs::path(dir) / "fields", ec);
   // Particle snapshots and their collections (<set>.xmf) too: a restart into this folder
   // from another's checkpoint must not continue them (io::ParticleWriter).
@@ -70,7 +87,7 @@ void clear_previous_run(const std::string& dir) {
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
     if (name == "summary.json" || name == "case.toml" || entry.path().extension() == ".xmf" ||
-        entry.path().extension() == ".csv")
+        entry.path().extension() == ".csv" || (entry.is_regular_file(ec) && plugin_file(name)))
       fs::remove(entry.path(), ec);
   }
 }

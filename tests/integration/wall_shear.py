@@ -188,6 +188,12 @@ def main():
     dropped = run("restart_dropped", ["--restart", run("restart_dropped", wall + half)], case=no_wss)
     ok &= check(os.path.exists(os.path.join(dropped, "summary.json")),
                 "a checkpoint with the statistics continues in a run without wall_shear")
+    # A new run in a folder replaces the earlier run's plugin files (named after the plugin).
+    replaced = run("replaced", ["--set", "wall_shear.every=500"])
+    before = sorted(n for n in os.listdir(replaced) if n.startswith("wall_shear"))
+    run("replaced", [], case=no_wss)
+    left = sorted(n for n in os.listdir(replaced) if n.startswith("wall_shear"))
+    ok &= check(before and not left, f"a new run without wall_shear in the same folder removed {before}, left {left}")
 
     # (a) The same statistics file on either layout and streaming scheme, and on 2 ranks.
     variants = [("bricks", ['--set', 'lattice.layout="bricks"']), ("aa", ['--set', 'lb_bgk.streaming="aa"']),
