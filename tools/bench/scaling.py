@@ -236,10 +236,10 @@ def write_report(d, docs):
     L = ["# Scaling on several GPUs", "",
          f"Measured {d['date']} at commit {d['commit']} by `{tidy_command(d['command'])}` on {n} x {d['device']}, one MPI rank per GPU "
          + transport_sentence(d) +
-         
+
          f"Copy bandwidth of one GPU (hemo_membw): {d['copy_bandwidth_gbs']:.0f} GB/s. Each run took "
          f"{d['steps']} steps (cells: {d.get('cell_steps', d['steps'])}) after its set-up, timed by hemoflow itself "
-         f"(summary.json), median of {d.get('repeat', 1)} run(s). "
+         f"(summary.json), median of {d.get('repeat', 1)} run(s) (cells: of as many differenced pairs). "
          "Regenerate this page from scaling.json with `tools/bench/scaling.py --report docs/scaling.json`.", "",
          "## Targets (issue 14)", "",
          "| target | GPUs | least | measured | case | verdict |", "|---|---|---|---|---|---|"]
@@ -404,7 +404,8 @@ def main():
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("--steps", type=int, default=500)
     ap.add_argument("--cell-steps", type=int, default=300)
-    ap.add_argument("--repeat", type=int, default=1, help="runs of each fluid case (median reported)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs of each fluid case, pairs of runs of each cell case (median reported)")
     ap.add_argument("--tree-dx", type=float, default=7.1e-6, help="m; 7.1e-6 gives 1.03 x 10^8 fluid nodes")
     ap.add_argument("--weak-edge", type=int, default=320, help="nodes along each edge of the box per GPU")
     ap.add_argument("--cells", default="muphy,8x", help="cell cases to run: muphy, 8x, or none")
@@ -503,11 +504,20 @@ def main():
                 # checkpoint: each one's set-up, first steps (kernels loaded, buffers grown)
                 # and closing output (every cell downloaded and written: about 0.7 s for
                 # the MUPHY tube, 2 ms a step over 300 steps) cancel.
+                # With --repeat R, R such pairs (alternated: short, long, short, long, ...),
+                # the median of their differenced times reported (the spread between runs of
+                # one machine was larger than the changes sought, docs/rbc_ranks.md).
                 out = f"{a.work}/cells_{name}_{n}"
-                short = run(a, n, case, f"{out}_short", 1 + a.cell_steps, ["--restart", seed])
-                s = differenced(run(a, n, case, out, 1 + 2 * a.cell_steps, ["--restart", seed]), short)
+                pairs = []
+                for i in range(a.repeat):
+                    tag = "" if i == 0 else f"_r{i}"
+                    short = run(a, n, case, f"{out}{tag}_short", 1 + a.cell_steps, ["--restart", seed])
+                    pairs.append(differenced(run(a, n, case, f"{out}{tag}", 1 + 2 * a.cell_steps, ["--restart", seed]), short))
+                pairs.sort(key=lambda x: x["wall_seconds"])
+                s = pairs[len(pairs) // 2]
                 rows.append(row(a, "strong", "cells", f"tube {name} with cells", n, s, copy_bw, cells=cell_count(out)))
                 rows[-1]["differenced"] = True
+                rows[-1]["ms_per_step_runs"] = [1e3 * x["wall_seconds"] / x["steps"] for x in pairs]
                 answers[n] = answer(out)
                 if n != counts[0]:  # every count restarted from the same cells: the same answer, bitwise
                     checks.append({"what": f"tube {name} with cells, {2 * a.cell_steps} steps from the same checkpoint: "
