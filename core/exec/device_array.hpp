@@ -150,21 +150,11 @@ class HostBuffer {
     size_ = n;
   }
   /// n elements from the run's memory at `from`; size() becomes n.
-  void download(const T* from, std::size_t n) {
-    resize(n);
-    if (n == 0) return;
-    if (space_ == Space::host) std::memcpy(data_, from, n * sizeof(T));
-    else cuda::copy_to_host(data_, from, n * sizeof(T));
-  }
+  void download(const T* from, std::size_t n) { download_with(from, n, cuda::copy_to_host); }
   /// download() without waiting on the CUDA backend: queued after the kernels issued
   /// before it, the elements are there once the device has been waited for (any later
   /// synchronous copy, or cuda::synchronize_compute).
-  void download_queued(const T* from, std::size_t n) {
-    resize(n);
-    if (n == 0) return;
-    if (space_ == Space::host) std::memcpy(data_, from, n * sizeof(T));
-    else cuda::copy_to_host_queued(data_, from, n * sizeof(T));
-  }
+  void download_queued(const T* from, std::size_t n) { download_with(from, n, cuda::copy_to_host_queued); }
   /// The first size() elements into the run's memory at `to`.
   void upload(T* to) const {
     if (size_ == 0) return;
@@ -176,6 +166,12 @@ class HostBuffer {
   unsigned char* bytes(std::size_t first = 0) { return reinterpret_cast<unsigned char*>(data_ + first); }
 
  private:
+  void download_with(const T* from, std::size_t n, void (*device_copy)(void*, const void*, std::size_t)) {
+    resize(n);
+    if (n == 0) return;
+    if (space_ == Space::host) std::memcpy(data_, from, n * sizeof(T));
+    else device_copy(data_, from, n * sizeof(T));
+  }
   void reset() noexcept {
     if (data_) {
       if (space_ == Space::cuda) cuda::release_pinned(data_);

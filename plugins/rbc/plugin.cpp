@@ -841,17 +841,21 @@ class Cells {
   /// rows [frontier_first_, owned_) are by tile after the sort), with the far velocity
   /// (gather_frontier, post_frontier); from each peer, the cells in this rank's external
   /// tiles that the peer owns are appended after the owned rows, by (tile, id), and
-  /// tile_first_ gets the external tiles' ranges (wait_frontier, insert_ghosts).
+  /// tile_first_ gets the external tiles' ranges (wait_frontier, append_ghosts, sort_ghosts,
+  /// order_ghosts).
   void gather_frontier(const Field<Real>& velocity, std::int64_t step) {
     const std::vector<std::uint32_t>& first = frontier_tile_first_;  // from this step's sort
     sent_rows_.clear();
     sent_first_.assign(1, 0);
+    first_sent_row_ = frontier_first_;
     for (const auto& list : peer_frontier_tiles_) {
       // HEMO_TEST_RBC_MISROUTE_GHOST=<step>: how tests show that a ghost no neighbour
       // should get stops the run with a clear message; rank 0 adds its first internal
       // cell to the first peer's ghosts.
-      if (step == ghost_misroute_at_ && comm_->rank() == 0 && sent_first_.size() == 1 && frontier_first_ > 0)
+      if (step == ghost_misroute_at_ && comm_->rank() == 0 && sent_first_.size() == 1 && frontier_first_ > 0) {
         sent_rows_.push_back(0);
+        first_sent_row_ = 0;
+      }
       for (const std::uint32_t t : list)
         for (std::uint32_t r = first[t - tiles_.num_internal]; r < first[t - tiles_.num_internal + 1]; ++r)
           sent_rows_.push_back(r);
@@ -919,7 +923,6 @@ class Cells {
     // waiting for the count: it is read with the records' download (check_ghosts), where
     // a fault stops the run before any drag is spread.
     ghost_ends_.download_queued(ghost_first_.data() + tiles, 2);  // kept, then the faults' end
-    ghosts_kept_ = arrived;
   }
 
   /// After the device has been waited for: the ghosts sort_ghosts counted as kept must be
@@ -931,7 +934,7 @@ class Cells {
     // [faults_end, arrived).
     const std::uint32_t kept = ghost_ends_.data()[0], faults_end = ghost_ends_.data()[1];
     if (faults_end > kept) report_misplaced_ghost(kept, true);
-    if (faults_end < ghosts_kept_) report_misplaced_ghost(faults_end, false);
+    if (faults_end < count() - owned_) report_misplaced_ghost(faults_end, false);
   }
 
   void order_ghosts() {
@@ -942,7 +945,7 @@ class Cells {
                    "rbc::order_ghost_tiles_by_id");
     exec::for_each(space_, {mapped, tiles + 1}, ShiftedCopy{ghost_first_.data(), tile_first_.data(), owned_},
                    "rbc::ghost_tile_first");
-    table_->permute(order + owned_, ghosts_kept_, owned_);  // the ghost rows only
+    table_->permute(order + owned_, count() - owned_, owned_);  // the ghost rows only, all kept (check_ghosts)
     records_.resize_at_least(space_, count());
   }
 
@@ -1046,15 +1049,13 @@ class Cells {
   /// record, so that every rank spreads every cell's drag onto its own nodes.
   void post_ghost_records() {
     using Record = SpreadRecord<Real>;
-    // The rows sent are frontier rows (from the first sent on: a test's misrouted ghost
-    // may be an internal row, HEMO_TEST_RBC_MISROUTE_GHOST).
-    const std::uint32_t from =
-        sent_rows_.empty() ? frontier_first_ : std::min(frontier_first_, *std::min_element(sent_rows_.begin(), sent_rows_.end()));
+    // The rows sent are frontier rows (a test's misrouted ghost: an internal row too).
+    const std::uint32_t from = first_sent_row_;
     records_out_.download(records_.data() + from, owned_ - from);
     check_ghosts();
     records_send_.resize(sent_rows_.size());
     for (std::size_t i = 0; i < sent_rows_.size(); ++i) records_send_.data()[i] = records_out_.data()[sent_rows_[i] - from];
-    // The peers' records in the order their cells were appended (insert_ghosts).
+    // The peers' records in the order their cells were appended (append_ghosts).
     std::size_t arrived = 0;
     for (const std::uint32_t k : peer_frontier_) arrived += k;
     records_in_host_.resize(arrived);
@@ -1269,7 +1270,7 @@ class Cells {
   std::uint32_t owned_ = 0, frontier_first_ = 0;     // rows [0, owned_) are this rank's, [frontier_first_, owned_) in frontier tiles
   std::vector<std::uint32_t> peer_frontier_;         // per peer: the cells it sent as ghosts this step
   std::vector<std::uint32_t> peer_first_host_;      // the first appended row of each peer's ghosts, then the end
-  std::uint32_t ghosts_kept_ = 0;                   // ghosts in this rank's external tiles (sort_ghosts)
+  std::uint32_t first_sent_row_ = 0;                // the smallest row sent as a ghost (frontier_first_ but in a test)
   exec::HostBuffer<std::uint32_t> ghost_ends_;       // the device's count of them, then the faults' end (check_ghosts)
   exec::DeviceArray<std::uint32_t> ghost_count_, ghost_first_;  // NGRID and its scan over the ghosts
   exec::DeviceArray<std::uint32_t> peer_first_;                 // where each peer's ghosts were appended
