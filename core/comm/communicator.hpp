@@ -11,6 +11,7 @@
 // caller (or passed as device pointers to a CUDA-aware MPI, later).
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -126,6 +127,16 @@ std::vector<std::vector<unsigned char>> start_exchange_variable(Communicator& co
                                                                 std::span<const std::vector<unsigned char>> sends, int tag,
                                                                 std::span<const Message> also_sends = {},
                                                                 std::span<const Message> also_receives = {});
+
+/// start_exchange_variable with each message a span (slices of one pinned buffer, say)
+/// and the bytes received into one buffer, peer after peer in `peers` order: once the
+/// sizes are known, `inbox(total)` gives room for `total` bytes (kept alive by the caller
+/// until finish_exchange). Returns where each peer's bytes start in it, then the end.
+std::vector<std::size_t> start_exchange_variable(Communicator& comm, std::span<const int> peers,
+                                                 std::span<const std::span<const unsigned char>> sends, int tag,
+                                                 const std::function<unsigned char*(std::size_t)>& inbox,
+                                                 std::span<const Message> also_sends = {},
+                                                 std::span<const Message> also_receives = {});
 
 /// One rank, no MPI.
 std::unique_ptr<Communicator> serial();

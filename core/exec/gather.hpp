@@ -39,7 +39,8 @@ struct GatherRows {
 
 /// The inverse of GatherRows, for t = r * count + i:
 ///   dst[rows.row[r] * stride + index[i]] = in[r * count + i]   (where keep[t] != 0, or
-/// everywhere without `keep`).
+/// everywhere without `keep`; without `index`, at first + i: a block of entries, as
+/// particles appended to a table's columns).
 /// Halo values that arrive packed, placed at halo nodes that are not contiguous (bricks),
 /// or sent back to their owner, which keeps only the entries the sender wrote.
 template <class T>
@@ -51,10 +52,11 @@ struct ScatterRows {
   std::uint32_t count;
   const T* in;
   const std::uint8_t* keep = nullptr;
+  std::size_t first = 0;
   HEMO_HD void operator()(std::uint32_t t) const {
     if (keep && !keep[t]) return;
     const std::uint32_t r = t / count, i = t % count;
-    dst[std::size_t(rows.row[r]) * stride + index[i]] = in[std::size_t(r) * count + i];
+    dst[std::size_t(rows.row[r]) * stride + (index ? std::size_t(index[i]) : first + i)] = in[std::size_t(r) * count + i];
   }
 };
 

@@ -142,11 +142,28 @@ class ParticleColumn final : public ParticleColumnBase {
   std::size_t entry_bytes() const override { return sizeof(T); }
   void gather_to(const std::uint32_t* rows, std::size_t n, unsigned char* out) override {
     if (n == 0) return;
+    if (reinterpret_cast<std::uintptr_t>(out) % alignof(T) == 0) {  // straight into `out`: one kernel
+      exec::RowList all;
+      for (int c = 0; c < components(); ++c) all.add(c);
+      exec::for_each(data_.space(), {0, std::uint32_t(n * std::size_t(components()))},
+                     exec::GatherRows<T>{data_.data(), capacity_, all, rows, std::uint32_t(n), reinterpret_cast<T*>(out)},
+                     "particle_column_gather_to");
+      return;
+    }
     gather_into_spare(rows, n);
     for (int c = 0; c < components(); ++c) move(out + std::size_t(c) * n * sizeof(T), spare_.data() + std::size_t(c) * capacity_, n * sizeof(T));
   }
   void set_entries_from(std::size_t first, std::size_t n, const unsigned char* in) override {
     if (first + n > capacity_) throw std::length_error("particle column '" + name() + "': entries past its capacity");
+    if (n > 0 && reinterpret_cast<std::uintptr_t>(in) % alignof(T) == 0) {  // one kernel for every component
+      exec::RowList all;
+      for (int c = 0; c < components(); ++c) all.add(c);
+      exec::for_each(data_.space(), {0, std::uint32_t(n * std::size_t(components()))},
+                     exec::ScatterRows<T>{data_.data(), capacity_, all, nullptr, std::uint32_t(n),
+                                          reinterpret_cast<const T*>(in), nullptr, first},
+                     "particle_column_set_entries");
+      return;
+    }
     for (int c = 0; c < components() && n > 0; ++c)
       move(component(c) + first, in + std::size_t(c) * n * sizeof(T), n * sizeof(T));
   }
@@ -295,36 +312,32 @@ class ParticleTable {
     std::vector<unsigned char> out(n * packed_bytes());
     if (n == 0) return out;
     unsigned char* staging = staging_for(out.size());
-    std::size_t at = 0;
-    for (const auto& name : order_)
-      if (auto& c = columns_.at(name); c->restart_state()) {
-        c->gather_to(rows, n, staging + at);
-        at += n * c->entry_bytes() * std::size_t(c->components());
-      }
+    pack_into(rows, n, staging);
     if (space_ == exec::Space::host) std::memcpy(out.data(), staging, out.size());
     else exec::cuda::copy_to_host(out.data(), staging, out.size());
     return out;
   }
-  /// pack() of each group g of rows, rows[group_first[g], group_first[g + 1]), from one
-  /// gather and one copy to the host for all of them: a row may be in several groups
-  /// (the cells several ranks take as ghosts). Each buffer is the one pack() would make
-  /// of its group's rows.
-  std::vector<std::vector<unsigned char>> pack_groups(const std::uint32_t* rows, std::span<const std::size_t> group_first) {
-    if (group_first.empty()) return {};
-    const std::size_t groups = group_first.size() - 1, n = group_first.back();
-    const std::vector<unsigned char> all = pack(rows, n);
-    std::vector<std::vector<unsigned char>> out(groups);
-    for (std::size_t g = 0; g < groups; ++g) out[g].reserve((group_first[g + 1] - group_first[g]) * packed_bytes());
-    std::size_t at = 0;
-    for (const auto& name : order_)
-      if (const auto& c = columns_.at(name); c->restart_state()) {
-        const std::size_t e = c->entry_bytes();
-        for (int k = 0; k < c->components(); ++k, at += n * e)
-          for (std::size_t g = 0; g < groups; ++g)
-            out[g].insert(out[g].end(), all.begin() + std::ptrdiff_t(at + group_first[g] * e),
-                          all.begin() + std::ptrdiff_t(at + group_first[g + 1] * e));
-      }
-    return out;
+  /// pack() of each group g of rows, rows[group_first[g], group_first[g + 1]), back to back
+  /// in `out`: group g's buffer is bytes [group_first[g], group_first[g + 1]) x
+  /// packed_bytes() (group_slice). Gathered on the device group by group, then one copy to
+  /// the host, into pinned memory where `out` is a HostBuffer of the CUDA space (no
+  /// regrouping on the host). A row may be in several groups (the cells several ranks take
+  /// as ghosts).
+  void pack_groups(const std::uint32_t* rows, std::span<const std::size_t> group_first,
+                   exec::HostBuffer<unsigned char>& out) {
+    const std::size_t n = group_first.empty() ? 0 : group_first.back(), per = packed_bytes();
+    out.resize(n * per);
+    if (n == 0) return;
+    unsigned char* staging = staging_for(n * per);
+    for (std::size_t g = 0; g + 1 < group_first.size(); ++g)
+      pack_into(rows + group_first[g], group_first[g + 1] - group_first[g], staging + group_first[g] * per);
+    out.download(staging, n * per);
+  }
+  /// Group g's bytes in pack_groups' buffer.
+  std::span<const unsigned char> group_slice(exec::HostBuffer<unsigned char>& packed,
+                                             std::span<const std::size_t> group_first, std::size_t g) const {
+    const std::size_t per = packed_bytes();
+    return {packed.bytes(group_first[g] * per), (group_first[g + 1] - group_first[g]) * per};
   }
   /// Appends the particles of a buffer that pack() made from a table with the same
   /// restart-state columns; returns how many. Their other columns hold what the storage
@@ -374,6 +387,15 @@ class ParticleTable {
     return packed.size() / per;
   }
  private:
+  /// pack()'s layout of rows[0..n) at `to`, in the table's memory.
+  void pack_into(const std::uint32_t* rows, std::size_t n, unsigned char* to) {
+    std::size_t at = 0;
+    for (const auto& name : order_)
+      if (auto& c = columns_.at(name); c->restart_state()) {
+        c->gather_to(rows, n, to + at);
+        at += n * c->entry_bytes() * std::size_t(c->components());
+      }
+  }
   /// pack's and append's buffer in the table's memory, grown as needed (by half again).
   unsigned char* staging_for(std::size_t bytes) {
     if (staging_.size() < bytes) staging_ = exec::DeviceArray<unsigned char>(space_, bytes + bytes / 2);

@@ -257,8 +257,9 @@ class VlbmPlugin final : public Plugin {
     log::warn(str("lb_vlbm: tau = ", fmt_g(tau), " with lb_bgk.collision = \"", op, "\" and the viscosity-weighted "
                   "share: the linear analysis of a partial-cell wall finds growing modes below tau = ", fmt_g(below),
                   " (docs/vlbm_stability.md; a run may still hold, as the carotid demo does with the regularized "
-                  "operator). lb_bgk.collision = \"trt\" has none there; lb_vlbm.mixing = \"volume\" neither, with "
-                  "its wall moved inward"));
+                  "operator). lb_bgk.collision = \"trt\" has none there, where the grid Reynolds number U dx / nu "
+                  "allows it (up to 12; above, the regularized operator is the one that runs); lb_vlbm.mixing = "
+                  "\"volume\" has none either, with its wall moved inward (plugins/lb_vlbm/README.md)"));
   }
 
   std::unique_ptr<SolidFractions> fractions_;

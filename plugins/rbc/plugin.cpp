@@ -313,6 +313,8 @@ class Cells {
     peer_first_ = exec::DeviceArray<std::uint32_t>(space_, peers_.size() + 1);
     ghost_count_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_tiles() + 2);
     ghost_ends_ = exec::HostBuffer<std::uint32_t>(space_);
+    frontier_out_ = exec::HostBuffer<unsigned char>(space_);
+    frontier_in_ = exec::HostBuffer<unsigned char>(space_);
     ghost_first_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_tiles() + 2);
     log::info(str("rbc: rank ", comm_->rank(), " shares cells with ", peers_.size(), " rank(s); far velocity: ",
                   far_.send_nodes.size(), " nodes out, ", far_.num_slots(), " in"));
@@ -861,7 +863,7 @@ class Cells {
           sent_rows_.push_back(r);
       sent_first_.push_back(sent_rows_.size());
     }
-    frontier_out_ = table_->pack_groups(device_rows(sent_rows_), sent_first_);
+    table_->pack_groups(device_rows(sent_rows_), sent_first_, frontier_out_);
     // The far velocity halo (ranks.hpp): this rank's streamed velocity at the nodes its
     // peers' cells reach, theirs at the points of its external tiles.
     const std::size_t out = far_.send_nodes.size(), in = far_.num_slots();
@@ -882,7 +884,15 @@ class Cells {
         sends.push_back({peers_[p], tag_far, {far_out_.bytes(3 * s0), 3 * (s1 - s0) * sizeof(Real)}});
       if (r1 > r0) receives.push_back({peers_[p], tag_far, {far_in_.bytes(3 * r0), 3 * (r1 - r0) * sizeof(Real)}});
     }
-    frontier_in_ = comm::start_exchange_variable(*comm_, peers_, frontier_out_, tag_ghosts, sends, receives);
+    std::vector<std::span<const unsigned char>> ghosts(peers_.size());
+    for (std::size_t p = 0; p < peers_.size(); ++p) ghosts[p] = table_->group_slice(frontier_out_, sent_first_, p);
+    frontier_in_first_ = comm::start_exchange_variable(
+        *comm_, peers_, ghosts, tag_ghosts,
+        [this](std::size_t bytes) {
+          frontier_in_.resize(bytes);
+          return frontier_in_.bytes();
+        },
+        sends, receives);
   }
 
   void wait_frontier() {
@@ -897,8 +907,8 @@ class Cells {
   // tiles' ranges (order_ghosts).
   void append_ghosts() {
     peer_first_host_.assign(1, owned_);
-    for (const auto& bytes : frontier_in_) {
-      table_->append(bytes);
+    for (std::size_t p = 0; p < peers_.size(); ++p) {
+      table_->append({frontier_in_.bytes(frontier_in_first_[p]), frontier_in_first_[p + 1] - frontier_in_first_[p]});
       peer_first_host_.push_back(count());
     }
     peer_frontier_.resize(peers_.size());
@@ -1284,7 +1294,8 @@ class Cells {
   exec::DeviceArray<SpreadRecord<Real>> records_in_;
   exec::DeviceArray<std::uint32_t> too_fast_;       // CellDrift's flag
   exec::DeviceArray<std::uint32_t> row_list_;       // device_rows()
-  std::vector<std::vector<unsigned char>> frontier_out_, frontier_in_;  // this step's ghosts, in flight
+  exec::HostBuffer<unsigned char> frontier_out_, frontier_in_;  // pinned: this step's ghosts, each peer's back to back
+  std::vector<std::size_t> frontier_in_first_;                  // where each peer's ghosts start in frontier_in_
   exec::HostBuffer<Real> far_out_, far_in_;          // this step's far velocity, in flight (pinned)
   bool keep_owned_ = false;                          // a restart on many ranks: drop the cells of other ranks first
   double migrated_ = 0;                              // cells this rank sent to another rank, all steps

@@ -74,6 +74,20 @@ int main(int argc, char** argv) {
   for (int q = 0; q < p && variable; ++q)
     variable = got[std::size_t(q)] == std::vector<unsigned char>(std::size_t((7 * q + r) % 5), static_cast<unsigned char>(q));
   expect(variable, "exchange of unknown sizes (some empty)");
+  {  // the same as spans, received into one buffer peer after peer (rbc's ghosts)
+    std::vector<std::span<const unsigned char>> spans(sends.begin(), sends.end());
+    std::vector<unsigned char> inbox;
+    const auto first = hemo::comm::start_exchange_variable(*comm, peers, spans, 40, [&](std::size_t bytes) {
+      inbox.resize(bytes);
+      return inbox.data();
+    });
+    comm->finish_exchange();
+    bool one_buffer = first.size() == std::size_t(p) + 1 && first.back() == inbox.size();
+    for (int q = 0; q < p && one_buffer; ++q)
+      one_buffer = std::vector<unsigned char>(inbox.begin() + std::ptrdiff_t(first[q]), inbox.begin() + std::ptrdiff_t(first[q + 1])) ==
+                   got[std::size_t(q)];
+    expect(one_buffer, "exchange of unknown sizes into one buffer, peer after peer");
+  }
 
   // Particles to their new owners, as rbc's migrants travel (ParticleTable::pack, then
   // exchange_variable, then the stayers kept and the arrivals appended): rank r's

@@ -89,11 +89,16 @@ TEST_CASE("particle table: pack_groups gives each group the buffer pack() makes 
   ParticleTable from = make(6, 0);
   const std::vector<std::uint32_t> rows{1, 4, 4, 0, 2, 5};  // groups {1, 4}, {4, 0, 2}, {}, {5}
   const std::vector<std::size_t> first{0, 2, 5, 5, 6};
-  const auto groups = from.pack_groups(rows.data(), first);
-  REQUIRE(groups.size() == 4);
-  for (std::size_t g = 0; g < 4; ++g)
-    CHECK(groups[g] == from.pack(rows.data() + first[g], first[g + 1] - first[g]));
-  CHECK(groups[2].empty());
-  CHECK(from.pack_groups(rows.data(), std::vector<std::size_t>{0}).empty());
+  hemo::exec::HostBuffer<unsigned char> packed;
+  from.pack_groups(rows.data(), first, packed);
+  REQUIRE(packed.size() == 6 * from.packed_bytes());
+  for (std::size_t g = 0; g < 4; ++g) {
+    const auto slice = from.group_slice(packed, first, g);
+    CHECK(std::vector<unsigned char>(slice.begin(), slice.end()) ==
+          from.pack(rows.data() + first[g], first[g + 1] - first[g]));
+  }
+  CHECK(from.group_slice(packed, first, 2).empty());
+  from.pack_groups(rows.data(), std::vector<std::size_t>{0}, packed);
+  CHECK(packed.size() == 0);
 }
 
