@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Two or more builds of hemoflow timed on one case, interleaved, from one checkpoint.
+
+A change's effect on a step of a few ms was smaller than the spread between runs on one
+machine (docs/rbc_ranks.md: 2.0-3.1 ms for the same code on 4 x H100), so a comparison
+of builds run one after the other says little. This script starts every run from the
+same checkpoint (made once, by the first build), times each build as the difference of a
+run of 2N and one of N steps (benchlib.differenced: set-up, first steps and each run's
+output phase left out), and alternates the builds round by round (A, B, C, A, B, C, ...),
+so that a drift of the machine touches all alike. Reported: each build's median ms per
+step and every round's, the change against the first build, the slowest rank's ms per
+step of each action, and whether every build's populations and cells after 2N steps are
+bitwise the same (population_checksum; the cells' state checksum in cells.csv if the
+case has cells).
+
+A build is NAME=DIR, DIR holding bin/hemoflow (and its plugins, found beside it as the
+bundle puts them, or in DIR/lib). Set-up options go to every run (--set).
+
+usage: ab.py --build new=.bundle --build old=.bundle_old --case tube.toml --ranks 4
+             [--mpiexec orterun] [--steps 500] [--rounds 3] [--set key=value ...] [--json OUT]
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import differenced, run_summary  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", action="append", required=True, help="NAME=DIR (two or more)")
+    ap.add_argument("--case", required=True)
+    ap.add_argument("--ranks", type=int, default=1)
+    ap.add_argument("--mpiexec", default="mpirun")
+    ap.add_argument("--backend", default="cuda")
+    ap.add_argument("--steps", type=int, default=500, help="N: runs of 2N and N steps (default 500)")
+    ap.add_argument("--rounds", type=int, default=3, help="pairs per build, interleaved (default 3)")
+    ap.add_argument("--set", action="append", default=[], help="key=value for every run")
+    ap.add_argument("--work", default="/tmp/ab")
+    ap.add_argument("--json", help="write the results here")
+    a = ap.parse_args()
+    builds = [b.split("=", 1) for b in a.build]
+    if len(builds) < 2 or any(len(b) != 2 for b in builds):
+        raise SystemExit("ab.py: give two or more --build NAME=DIR")
+    os.makedirs(a.work, exist_ok=True)
+    launch = [a.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(a.ranks)] if a.ranks > 1 else []
+    sets = [x for kv in a.set for x in ("--set", kv)]
+
+    def run(build, out, steps, extra=()):
+        cmd = [*launch, os.path.join(build, "bin", "hemoflow"), "run", a.case, "--quiet", "--progress", "never",
+               "--backend", a.backend, "--steps", str(steps), "--output", out, *sets, *extra]
+        s = run_summary(cmd, out)
+        s["steps"] -= s.get("first_step", 0)
+        return s
+
+    seed = os.path.join(a.work, "seed")
+    run(builds[0][1], seed, 1, ["--set", "checkpoint.final=true"])
+    pairs = {name: [] for name, _ in builds}
+    answers = {name: set() for name, _ in builds}
+    for r in range(a.rounds):
+        for name, build in builds:
+            out = os.path.join(a.work, f"{name}_{r}")
+            short = run(build, out + "_short", 1 + a.steps, ["--restart", seed])
+            long = run(build, out, 1 + 2 * a.steps, ["--restart", seed])
+            pairs[name].append(differenced(long, short))
+            cells = None
+            if os.path.exists(os.path.join(out, "cells.csv")):
+                with open(os.path.join(out, "cells.csv")) as f:
+                    rows = list(csv.DictReader(f))
+                cells = rows[-1].get("state_checksum") if rows else None
+            answers[name].add((long.get("population_checksum"), cells))
+            d = pairs[name][-1]
+            print(f"round {r + 1} {name}: {1e3 * d['wall_seconds'] / d['steps']:.3f} ms/step", flush=True)
+
+    def ms(d):
+        return 1e3 * d["wall_seconds"] / d["steps"]
+
+    def actions(d):  # slowest rank's ms per step of each action
+        ranks = d.get("rank_reports") or [d]
+        names = sorted({k for r in ranks for k in r["action_seconds"]})
+        return {k: max(1e3 * r["action_seconds"].get(k, 0.0) / d["steps"] for r in ranks) for k in names}
+
+    result = {"case": a.case, "ranks": a.ranks, "steps": a.steps, "rounds": a.rounds, "sets": a.set,
+              "device": pairs[builds[0][0]][0].get("device"), "builds": {}}
+    base = None
+    all_answers = set().union(*answers.values())
+    for name, build in builds:
+        times = [ms(d) for d in pairs[name]]
+        med = statistics.median(times)
+        base = med if base is None else base
+        per_action = {k: statistics.median(actions(d)[k] for d in pairs[name]) for k in actions(pairs[name][0])}
+        result["builds"][name] = {"dir": build, "ms_per_step": med, "rounds_ms": times, "change": med / base - 1,
+                                  "actions_ms": per_action, "answers": sorted(map(str, answers[name]))}
+    result["same_answer"] = len(all_answers) == 1
+    print(f"\n{a.ranks} rank(s), {a.case}, pairs of {2 * a.steps} and {a.steps} steps, {a.rounds} rounds interleaved")
+    print("| build | ms/step (median) | rounds | change |")
+    print("|---|---|---|---|")
+    for name, b in result["builds"].items():
+        print(f"| {name} | {b['ms_per_step']:.3f} | {', '.join(f'{t:.3f}' for t in b['rounds_ms'])} | "
+              f"{100 * b['change']:+.1f}% |")
+    names = list(result["builds"])
+    keys = sorted({k for b in result["builds"].values() for k in b["actions_ms"]})
+    print("\n| action (slowest rank, ms/step, median) | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    for k in keys:
+        vals = [result["builds"][n]["actions_ms"].get(k, 0.0) for n in names]
+        if max(abs(v) for v in vals) >= 0.005:
+            print(f"| {k} | " + " | ".join(f"{v:.3f}" for v in vals) + " |")
+    print(f"\nsame populations and cells after {2 * a.steps} steps in every run: "
+          f"{'yes' if result['same_answer'] else 'NO: ' + str(sorted(map(str, all_answers)))}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(result, f, indent=1)
+    return 0 if result["same_answer"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
