@@ -216,12 +216,6 @@ class Cells {
       st.scheduler.add(Phase::particles, "frontier_post", "rbc", [this](StepContext&) { post_frontier(); });
       st.scheduler.add(Phase::particles, "cell_forces_internal", "rbc", [this](StepContext&) { forces(0, frontier_first_); },
                        Scheduler::Sync::overlapped);
-      // The internal cells' kick needs neither: their support lies in this rank's tiles
-      // (no far velocity) and their forces are those just queued, so it too runs while
-      // the frontier travels. Rows are independent and the nodes' cell lists are sorted
-      // by id before the spreading, so the split changes no value.
-      st.scheduler.add(Phase::particles, "cell_kick_internal", "rbc",
-                       [this, &fields](StepContext&) { kick(fields, 0, frontier_first_); }, Scheduler::Sync::overlapped);
       st.scheduler.add(Phase::particles, "frontier_wait", "rbc", [this](StepContext&) { wait_frontier(); });
       // The insertion in three actions (appended, sorted into tiles, ordered), so that a
       // fenced run times each part.
@@ -232,10 +226,7 @@ class Cells {
     } else {
       st.scheduler.add(Phase::particles, "cell_forces", "rbc", [this](StepContext&) { forces(0, owned_); });
     }
-    st.scheduler.add(Phase::particles, "cell_kick", "rbc", [this, &fields](StepContext&) {
-      kick(fields, many_ranks() ? frontier_first_ : 0, owned_);  // the frontier rows, or all
-      cover_ghosts();
-    });
+    st.scheduler.add(Phase::particles, "cell_kick", "rbc", [this, &fields](StepContext&) { kick(fields); });
     if (many_ranks()) {
       st.scheduler.add(Phase::particles, "ghost_records_post", "rbc", [this](StepContext&) { post_ghost_records(); });
       st.scheduler.add(Phase::particles, "ghost_records_wait", "rbc", [this](StepContext&) { wait_ghost_records(); });
@@ -1048,18 +1039,13 @@ class Cells {
 
   NodeCells node_cells() { return {node_count_.data(), node_cells_.data(), cells_per_node}; }
 
-  /// The kick of rows [first, end) (owned rows), their records for the spreading.
-  void kick(FieldRegistry& fields, std::uint32_t first, std::uint32_t end) {
+  void kick(FieldRegistry& fields) {
     const auto& velocity = fields.get<Real>("streamed_velocity");
     records_.resize_at_least(space_, count());
-    exec::for_each(space_, {first, end},
+    exec::for_each(space_, {0, owned_},
                    CellKick<Real>{columns(), model_, view_, velocity.data(), velocity.stride(), far_velocity_.data(),
                                   records_.data(), node_cells()},
                    "rbc::cell_kick");
-  }
-
-  /// The ghosts enter the cell lists of the owned nodes their support covers.
-  void cover_ghosts() {
     if (count() > owned_) {
       exec::for_each(space_, {owned_, count()},
                      GhostCover<Real>{table_->get<Real>("position").data(), table_->get<Real>("orientation").data(),
@@ -1269,18 +1255,11 @@ class Cells {
     writer_->write(ctx.step, ctx.time, x, {axis, scale, v, w, q, id, fd});
   }
 
-  /// Records of the spreading, one per cell; grows with the cells, keeping the records it
-  /// holds (the internal cells' kick writes theirs before the ghosts are appended).
+  /// Records of the spreading, one per cell; grows with the cells.
   struct Records {
     exec::DeviceArray<SpreadRecord<Real>> array;
     void resize_at_least(exec::Space space, std::size_t n) {
-      if (array.size() >= n) return;
-      exec::DeviceArray<SpreadRecord<Real>> grown(space, n + n / 2 + 16);
-      if (const std::size_t bytes = array.size() * sizeof(SpreadRecord<Real>); bytes > 0) {
-        if (space == exec::Space::host) std::memcpy(grown.data(), array.data(), bytes);
-        else exec::cuda::copy_on_device(grown.data(), array.data(), bytes);
-      }
-      array = std::move(grown);
+      if (array.size() < n) array = exec::DeviceArray<SpreadRecord<Real>>(space, n + n / 2 + 16);
     }
     SpreadRecord<Real>* data() { return array.data(); }
   };

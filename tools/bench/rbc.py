@@ -193,7 +193,7 @@ SCALING_GROUPS = {  # issue 13's phases: the actions each sums, in step order
                  "rbc.ghost_records_wait"],
     "ghost insert": ["rbc.ghost_insert", "rbc.ghost_append", "rbc.ghost_sort", "rbc.ghost_order"],
     "forces": ["rbc.cell_forces_internal", "rbc.cell_forces"],
-    "coupling": ["lb_bgk.streamed_velocity", "rbc.cell_kick_internal", "rbc.cell_kick", "rbc.spread_drag"],
+    "coupling": ["lb_bgk.streamed_velocity", "rbc.cell_kick", "rbc.spread_drag"],
     "drift": ["rbc.cell_drift"],
     "LB": ["lb_bgk.collide_stream", "lb_bgk.collide_stream_edge", "lb_bgk.halo_send", "lb_bgk.halo_receive"],
 }
