@@ -47,8 +47,10 @@ from benchlib import ROOT, brick_bytes, commit, differenced, run_summary, sparse
 TARGETS = [("strong", "fluid", 4, 0.90, "strong scaling of the fluid tree at 4 GPUs"),
            ("strong", "fluid", 8, 0.80, "strong scaling of the fluid tree at 8 GPUs"),
            ("weak", "fluid", 8, 0.90, "weak scaling at 8 GPUs"),
-           ("strong", "cells", 4, 0.84, "with cells, above MUPHY's 84% (seed 004)"),
-           ("strong", "cells", 8, 0.84, "with cells, above MUPHY's 84% (seed 004)")]
+           # Each cell case has its own rows (the MUPHY-size tube and the one 8 times larger),
+           # so that neither stands in for the other.
+           *[("strong", "cells", n, 0.84, f"with cells, above MUPHY's 84% (seed 004): {c}", f"tube {c} with cells")
+             for c in ("muphy", "8x") for n in (4, 8)]]
 
 # Actions grouped for the time per step (summary.json action names, in step order).
 FLUID_GROUPS = {
@@ -178,9 +180,9 @@ def efficiencies(rows):
 
 def verdicts(d):
     out = []
-    for kind, group, n, least, what in TARGETS:
+    for kind, group, n, least, what, *case in TARGETS:
         r = next((x for x in d["runs"] if x["kind"] == kind and x["group"] == group and x["ranks"] == n
-                  and "efficiency" in x), None)
+                  and "efficiency" in x and (not case or x["case"] == case[0])), None)
         if r is None:
             out.append({"target": what, "gpus": n, "least": least, "value": None, "verdict": "not run"})
         else:
@@ -202,7 +204,7 @@ def plot(d, path):
         pts = sorted((r["ranks"], r["efficiency"]) for r in d["runs"] if (r["kind"], r["case"]) == key and "efficiency" in r)
         if len(pts) > 1:
             ax.plot([p[0] for p in pts], [100 * p[1] for p in pts], "o-", label=f"{key[0]}: {key[1]}")
-    for kind, group, n, least, what in TARGETS:
+    for kind, group, n, least, what, *case in TARGETS:
         ax.plot([n], [100 * least], "k_", markersize=14)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("GPUs (one MPI rank each)")
@@ -374,6 +376,49 @@ def merge(paths):
     return d
 
 
+def load_run(out):
+    """A finished run's summary.json, its steps those it took (not its end step)."""
+    with open(os.path.join(out, "summary.json")) as f:
+        s = json.load(f)
+    s["steps"] -= s.get("first_step", 0)
+    return s
+
+
+def cell_row(a, name, n, out, repeat, copy_bw, cells=None):
+    """The row of a cell tube on n GPUs from the runs' folders out[_r<i>] and out[_r<i>]_short:
+    the median of the differenced pairs (each pair's ms per step kept)."""
+    pairs = []
+    for i in range(repeat):
+        tag = "" if i == 0 else f"_r{i}"
+        pairs.append(differenced(load_run(f"{out}{tag}"), load_run(f"{out}{tag}_short")))
+    pairs.sort(key=lambda x: x["wall_seconds"])
+    r = row(a, "strong", "cells", f"tube {name} with cells", n, pairs[len(pairs) // 2], copy_bw,
+            cells=cell_count(out) if cells is None else cells)
+    r["differenced"] = True
+    r["ms_per_step_runs"] = [1e3 * x["wall_seconds"] / x["steps"] for x in pairs]
+    return r
+
+
+def rescan(d, work):
+    """The cells rows of a finished call rebuilt from the summary.json files its runs left in
+    `work` (the folders cells_<tube>_<n>[_r<i>][_short]), with this script's differencing:
+    a measurement's pages redone after a change of method, without running anything."""
+    a = argparse.Namespace(fence_actions=d.get("fence_actions", False))
+    rows = []
+    for r in d["runs"]:
+        if r["group"] != "cells":
+            rows.append(r)
+            continue
+        name = r["case"].split()[1]
+        rows.append(cell_row(a, name, r["ranks"], os.path.join(work, f"cells_{name}_{r['ranks']}"), d.get("repeat", 1),
+                             d.get("copy_bandwidth_gbs", 0.0), r.get("cells")))
+    d["runs"] = rows
+    efficiencies(d["runs"])
+    d["verdicts"] = verdicts(d)
+    d["rescanned"] = f"{datetime.date.today().isoformat()} at {commit()}"
+    return d
+
+
 def cell_tube(a, name, radius, length):
     """A tools/bench/rbc.py tube case file (periodic, haematocrit 0.45) with a.cell_steps steps."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -424,13 +469,17 @@ def main():
                                      "from this scaling.json")
     ap.add_argument("--merge", nargs="+", help="scaling.json files of several calls (same machine and commit): "
                                                "merge them into --docs/scaling.json and write the pages")
+    ap.add_argument("--rescan", metavar="WORK", help="with --report: rebuild the cells rows from the runs' summary.json "
+                    "files in WORK (the call's --work, or its results copied), with this script's differencing")
     ap.add_argument("--note", action="append", default=[], help="a paragraph for the page (what was not run, and why)")
     a = ap.parse_args()
     if a.report or a.merge:
         d = merge(a.merge) if a.merge else json.load(open(a.report))
+        if a.rescan:
+            d = rescan(d, a.rescan)
         d["notes"] = d.get("notes", []) + a.note
         docs = a.docs or os.path.dirname(os.path.abspath(a.report))
-        if a.merge:
+        if a.merge or a.rescan:
             write_json(docs, "scaling.json", d)
         write_report(d, docs)
         update_performance(docs, d)
@@ -509,19 +558,14 @@ def main():
                 # the median of their differenced times reported (the spread between runs of
                 # one machine was larger than the changes sought, docs/rbc_ranks.md).
                 out = f"{a.work}/cells_{name}_{n}"
-                pairs = []
                 # No closing snapshot (the 8x tube's 4.8 x 10^7 nodes took seconds of each
                 # run's end); the cells' record and the population checksum are still written.
                 timed = ["--restart", seed, "--set", "output.final=false"]
                 for i in range(a.repeat):
                     tag = "" if i == 0 else f"_r{i}"
-                    short = run(a, n, case, f"{out}{tag}_short", 1 + a.cell_steps, timed)
-                    pairs.append(differenced(run(a, n, case, f"{out}{tag}", 1 + 2 * a.cell_steps, timed), short))
-                pairs.sort(key=lambda x: x["wall_seconds"])
-                s = pairs[len(pairs) // 2]
-                rows.append(row(a, "strong", "cells", f"tube {name} with cells", n, s, copy_bw, cells=cell_count(out)))
-                rows[-1]["differenced"] = True
-                rows[-1]["ms_per_step_runs"] = [1e3 * x["wall_seconds"] / x["steps"] for x in pairs]
+                    run(a, n, case, f"{out}{tag}_short", 1 + a.cell_steps, timed)
+                    run(a, n, case, f"{out}{tag}", 1 + 2 * a.cell_steps, timed)
+                rows.append(cell_row(a, name, n, out, a.repeat, copy_bw))
                 answers[n] = answer(out)
                 if n != counts[0]:  # every count restarted from the same cells: the same answer, bitwise
                     checks.append({"what": f"tube {name} with cells, {2 * a.cell_steps} steps from the same checkpoint: "
