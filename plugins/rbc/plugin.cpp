@@ -417,21 +417,26 @@ class Cells {
     // from the same seed, and the largest that places every cell is kept: the answer of
     // trying them one after the other, sooner (each failing size runs until
     // tries_per_cell draws in a row fail, which near saturation takes a while).
+    // With rbc.placement = "tiles" each size is placed by tile colours, the threads sharing
+    // the tiles (place_by_tiles), so the sizes go one at a time.
     constexpr int sizes = 6;  // 1.0, 0.9, ..., 0.5
-    const int width = std::clamp(omp_get_max_threads(), 1, sizes);
-    log::info(str("rbc: placing ", wanted, " cells at random (random sequential addition, ",
-                  width == 1 ? std::string("one size") : str(width, " sizes"), " at a time)"));
+    const bool by_tiles = st.config.string("rbc.placement") == "tiles";
+    const int width = by_tiles ? 1 : std::clamp(omp_get_max_threads(), 1, sizes);
+    log::info(str("rbc: placing ", wanted, " cells at random (random sequential addition",
+                  by_tiles ? str(" by tile colours, ", omp_get_max_threads(), " thread(s))")
+                           : str(", ", width == 1 ? std::string("one size") : str(width, " sizes"), " at a time)")));
     std::size_t best = 0;
     bool placed_all = false;
     for (int first = 0; first < sizes && !placed_all; first += width) {
       const int n = std::min(width, sizes - first);
       std::vector<std::vector<CellPlacement>> tried(static_cast<std::size_t>(n));
       std::vector<std::exception_ptr> failure(static_cast<std::size_t>(n));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(n)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(n) if (n > 1)  // one size: no region, so place_by_tiles gets the threads
       for (int k = 0; k < n; ++k) {
         try {
-          tried[std::size_t(k)] = place_at_random(pm, tiles, host_model_.grown_to(1.0 - 0.1 * (first + k)), wanted,
-                                                  seed, tries, per_cell, not_leaving);
+          const CellModel<double> model = host_model_.grown_to(1.0 - 0.1 * (first + k));
+          tried[std::size_t(k)] = by_tiles ? place_by_tiles(pm, tiles, model, wanted, seed, tries, per_cell, not_leaving)
+                                           : place_at_random(pm, tiles, model, wanted, seed, tries, per_cell, not_leaving);
         } catch (...) {
           failure[std::size_t(k)] = std::current_exception();
         }
@@ -1397,6 +1402,13 @@ void declare_config(config::Schema& schema) {
                "size) grow to full size in the flow")
       .at_least(0)
       .default_value(std::int64_t{2000})
+      .string("placement",
+              "How the random placement draws: 'sequential' (the default: one candidate after another over the whole "
+              "fluid, one thread per cell size tried) or 'tiles' (by tile colours, the tiles of a colour shared by all "
+              "threads, the same result on any thread and rank count; another placement than 'sequential' for the "
+              "same seed; docs/rbc_ranks.md 4.6)")
+      .choices({"sequential", "tiles"})
+      .default_value(std::string("sequential"))
       .integer("tries_per_cell", "1",
                "The random placement gives up a cell size after this many candidates in a row failed (and after this "
                "many per cell asked for in all)")

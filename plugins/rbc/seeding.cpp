@@ -61,6 +61,15 @@ class PlacedCells {
     cells_.push_back(c);
   }
   std::vector<CellPlacement>& cells() { return cells_; }
+  /// add() without the list of all cells (cells() does not see it; its index is its place
+  /// in its tile): what place_by_tiles' threads call, each on tiles of its own.
+  void add_to_tile(const CellPlacement& c, std::int32_t tile) {
+    TileCells& cells = by_tile_[std::size_t(tile)];
+    const Placed p{position_of(c), axis_of(c), std::int64_t(cells.count)};
+    if (cells.count < inline_cells) cells.first[cells.count] = p;
+    else cells.more.push_back(p);
+    ++cells.count;
+  }
 
  private:
   struct Placed {
@@ -99,6 +108,18 @@ bool touches_wall(const CellPlacement& c, std::int32_t tile, const mesh::TileMap
   return false;
 }
 
+/// A candidate cell at a uniform offset within a node's voxel, uniformly rotated
+/// (Shoemake's subgroup algorithm, Graphics Gems III (1992) 124); five draws, in this order.
+CellPlacement candidate_at(const mesh::SparseMesh& mesh, std::uint32_t node, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  CellPlacement c;
+  c.position = {mesh.i[node] + unit(rng) - 0.5, mesh.j[node] + unit(rng) - 0.5, mesh.k[node] + unit(rng) - 0.5};
+  const double u1 = unit(rng), u2 = 2 * M_PI * unit(rng), u3 = 2 * M_PI * unit(rng);
+  const double a = std::sqrt(1 - u1), b = std::sqrt(u1);
+  c.orientation = {b * std::cos(u3), a * std::sin(u2), a * std::cos(u2), b * std::sin(u3)};
+  return c;
+}
+
 }  // namespace
 
 std::vector<CellPlacement> add_at_random(const mesh::SparseMesh& mesh, const mesh::TileMaps& tiles,
@@ -113,17 +134,10 @@ std::vector<CellPlacement> add_at_random(const mesh::SparseMesh& mesh, const mes
   }
   const std::size_t before = placed.cells().size();
   if (count == 0 || mesh.num_nodes == 0) return {};
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::uint64_t failed = 0;  // tries since the last cell placed
   for (std::uint64_t t = 0; t < tries && failed < give_up_after && placed.cells().size() - before < count; ++t) {
     ++failed;
-    const std::uint32_t node = draw_node(rng);
-    CellPlacement c;
-    c.position = {mesh.i[node] + unit(rng) - 0.5, mesh.j[node] + unit(rng) - 0.5, mesh.k[node] + unit(rng) - 0.5};
-    // A uniformly random rotation (Shoemake's subgroup algorithm).
-    const double u1 = unit(rng), u2 = 2 * M_PI * unit(rng), u3 = 2 * M_PI * unit(rng);
-    const double a = std::sqrt(1 - u1), b = std::sqrt(u1);
-    c.orientation = {b * std::cos(u3), a * std::sin(u2), a * std::cos(u2), b * std::sin(u3)};
+    const CellPlacement c = candidate_at(mesh, draw_node(rng), rng);
     const std::int32_t tile = view.tile_of_point(c.position[0], c.position[1], c.position[2]);
     if (tile < 0 || std::uint32_t(tile) >= tiles.num_mapped()) continue;
     if (view.node_of_point(c.position[0], c.position[1], c.position[2]) < 0) continue;
@@ -144,6 +158,105 @@ std::vector<CellPlacement> place_at_random(const mesh::SparseMesh& mesh, const m
   std::uniform_int_distribution<std::uint32_t> pick_node(0, mesh.num_nodes - 1);
   return add_at_random(mesh, tiles, model, {}, count, rng, [&](std::mt19937_64& r) { return pick_node(r); }, allowed,
                        tries, give_up_after);
+}
+
+namespace {
+/// SplitMix64 (Steele, Lea and Flood, OOPSLA 2014): a well-mixed 64-bit value of x, for
+/// seeding one generator per (tile, round) from the run's seed.
+std::uint64_t split_mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/// The colour of a tile along one axis: its coordinate mod 3, and 3 for the last tile of a
+/// periodic axis of m = 1 (mod 3) tiles, which wraps onto tile 0 (colour 0).
+int axis_colour(std::int64_t t, int m, bool periodic) {
+  if (periodic && m > 1 && m % 3 == 1 && t == m - 1) return 3;
+  return int(t % 3);
+}
+}  // namespace
+
+std::vector<CellPlacement> place_by_tiles(const mesh::SparseMesh& mesh, const mesh::TileMaps& tiles,
+                                          const CellModel<double>& model, std::size_t count, std::uint64_t seed,
+                                          std::uint64_t tries, std::uint64_t give_up_after,
+                                          const PlacementTest& allowed) {
+  const std::uint32_t mapped = tiles.num_mapped();
+  if (count == 0 || mesh.num_nodes == 0 || mapped == 0) return {};
+  const mesh::TileView view = tiles.view();
+  // Each mapped tile's fluid nodes (where candidates are drawn) and its colour class.
+  std::vector<std::vector<std::uint32_t>> nodes_of(mapped);
+  for (std::uint32_t n = 0; n < mesh.num_nodes; ++n) {
+    const std::int32_t t = view.tile_of_point(double(mesh.i[n]), double(mesh.j[n]), double(mesh.k[n]));
+    if (t >= 0 && std::uint32_t(t) < mapped) nodes_of[std::size_t(t)].push_back(n);
+  }
+  std::vector<std::vector<std::int32_t>> colour_tiles(64);
+  for (std::uint32_t t = 0; t < mapped; ++t) {
+    if (nodes_of[t].empty()) continue;
+    const auto tc = tiles.tile_coords_of(std::int32_t(t));
+    int colour = 0;
+    for (int a = 2; a >= 0; --a) colour = 4 * colour + axis_colour(tc[std::size_t(a)], tiles.m[std::size_t(a)], tiles.periodic[std::size_t(a)]);
+    colour_tiles[std::size_t(colour)].push_back(std::int32_t(t));
+  }
+  // Draws per tile and round: its share of the cells asked for, four candidates a cell.
+  const double per_node = 4.0 * double(count) / double(mesh.num_nodes);
+  PlacedCells placed(tiles, model);
+  std::vector<std::vector<CellPlacement>> in_tile(mapped);
+  std::size_t total = 0;
+  std::uint64_t drawn = 0;
+  for (std::uint64_t round = 0; total < count && drawn < tries; ++round) {
+    std::size_t placed_this_round = 0;
+    const std::uint64_t drawn_before = drawn;
+    for (const auto& group : colour_tiles) {
+      if (group.empty()) continue;
+      std::vector<std::uint32_t> added(group.size(), 0);
+      std::vector<std::uint64_t> draws(group.size(), 0);
+      // Tiles of one colour are two or more tiles apart: their cells cannot touch each
+      // other, so each is placed on its own, from its own generator (any thread count,
+      // the same cells).
+#pragma omp parallel for schedule(dynamic, 16)
+      for (std::size_t g = 0; g < group.size(); ++g) {
+        const std::int32_t t = group[g];
+        const std::vector<std::uint32_t>& nodes = nodes_of[std::size_t(t)];
+        std::mt19937_64 rng(split_mix(seed ^ split_mix((std::uint64_t(t) << 24) ^ round)));
+        std::uniform_int_distribution<std::size_t> pick(0, nodes.size() - 1);
+        const auto n_draws = std::uint64_t(std::ceil(per_node * double(nodes.size())));
+        draws[g] = n_draws;
+        for (std::uint64_t d = 0; d < n_draws; ++d) {
+          const CellPlacement c = candidate_at(mesh, nodes[pick(rng)], rng);
+          if (view.tile_of_point(c.position[0], c.position[1], c.position[2]) != t) continue;  // its centre in t
+          if (view.node_of_point(c.position[0], c.position[1], c.position[2]) < 0) continue;
+          if (allowed && !allowed(c)) continue;
+          if (placed.overlap(c, t) >= 0 || touches_wall(c, t, tiles, view, model)) continue;
+          placed.add_to_tile(c, t);
+          in_tile[std::size_t(t)].push_back(c);
+          ++added[g];
+        }
+      }
+      for (std::size_t g = 0; g < group.size(); ++g) {
+        drawn += draws[g];
+        placed_this_round += added[g];
+        // Past the count: the last cells of this colour's tiles, from the highest tile of
+        // the colour down, go again (the same ones on any thread count).
+        total += added[g];
+      }
+      for (std::size_t g = group.size(); total > count && g-- > 0;) {
+        auto& cells = in_tile[std::size_t(group[g])];
+        const std::size_t drop = std::min<std::size_t>(std::min<std::size_t>(added[g], cells.size()), total - count);
+        cells.resize(cells.size() - drop);
+        total -= drop;
+      }
+      if (total >= count) break;
+    }
+    // Saturated at this size: fewer than one candidate in give_up_after kept (the rate at
+    // which place_at_random's give_up_after failures in a row become likely).
+    if (double(placed_this_round) * double(give_up_after) < double(drawn - drawn_before)) break;
+  }
+  std::vector<CellPlacement> out;
+  out.reserve(total);
+  for (const auto& cells : in_tile) out.insert(out.end(), cells.begin(), cells.end());
+  return out;
 }
 
 std::string describe_point(const mesh::SparseMesh& mesh, double x, double y, double z) {

@@ -40,6 +40,24 @@ std::vector<CellPlacement> place_at_random(const mesh::SparseMesh& mesh, const m
                                            std::uint64_t tries, std::uint64_t give_up_after,
                                            const PlacementTest& allowed = {});
 
+/// Random sequential addition by tile colours (rbc.placement = "tiles"; docs/rbc_ranks.md
+/// 4.6): the mapped tiles fall into colour classes by their coordinates mod 3 (so that two
+/// tiles of a class are two or more tiles apart and their cells cannot touch); in rounds,
+/// class after class, every tile of the class draws candidates centred in itself (a
+/// uniformly random fluid node of the tile, a uniform offset and orientation), four per
+/// cell its share of the fluid holds, from a generator of its own seeded by (seed, tile,
+/// round), and keeps those that overlap no cell and no wall, as place_at_random does. The
+/// tiles of a class run on as many threads as OpenMP gives, with the same result on any
+/// number. Ends at `count` cells (the last class's surplus dropped from its highest tiles
+/// down), after a round that kept fewer than one candidate in `give_up_after` (where
+/// place_at_random's give_up_after failures in a row become likely), or after `tries`
+/// candidates; returns the cells by tile. Not the sequence place_at_random draws: another placement of the same
+/// statistics.
+std::vector<CellPlacement> place_by_tiles(const mesh::SparseMesh& mesh, const mesh::TileMaps& tiles,
+                                          const CellModel<double>& model, std::size_t count, std::uint64_t seed,
+                                          std::uint64_t tries, std::uint64_t give_up_after,
+                                          const PlacementTest& allowed = {});
+
 /// The general form: `count` more cells among `existing` (which stay as they are),
 /// candidates at nodes from `draw_node`, kept only where `allowed` (if given) says so too.
 /// Returns the new cells only.
