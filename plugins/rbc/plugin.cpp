@@ -464,6 +464,12 @@ class Cells {
                      str("= ", fmt_g(haematocrit, 3), " asks for ", wanted, " cells, but at most ", best,
                          " fit without overlap, even at half their size (", per_cell, " random tries failing in a row "
                          "end a size); lower it, raise rbc.tries_per_cell, or give the cells in rbc.seed_file"));
+    // The tile-coloured placement rests on its colouring (no two tiles of a colour near):
+    // checked, at the size the cells were placed at, as a seed file is.
+    if (by_tiles)
+      if (const auto problems = placement_problems(cells, pm, tiles, host_model_.grown_to(start_size_)); !problems.empty())
+        throw std::logic_error(str("rbc: the tile-coloured placement left ", problems.size(), " problem(s):\n  ",
+                                   join(problems, "\n  ")));
     if (start_size_ < 1.0)
       log::info(str("rbc: the cells fit only at ", fmt_g(start_size_, 2), " of their size; they grow to full size over ",
                     "the first ", growth_steps_, " steps (rbc.growth_steps)"));
