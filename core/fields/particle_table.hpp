@@ -143,10 +143,9 @@ class ParticleColumn final : public ParticleColumnBase {
   void gather_to(const std::uint32_t* rows, std::size_t n, unsigned char* out) override {
     if (n == 0) return;
     if (reinterpret_cast<std::uintptr_t>(out) % alignof(T) == 0) {  // straight into `out`: one kernel
-      exec::RowList all;
-      for (int c = 0; c < components(); ++c) all.add(c);
       exec::for_each(data_.space(), {0, std::uint32_t(n * std::size_t(components()))},
-                     exec::GatherRows<T>{data_.data(), capacity_, all, rows, std::uint32_t(n), reinterpret_cast<T*>(out)},
+                     exec::GatherRows<T>{data_.data(), capacity_, every_component(), rows, std::uint32_t(n),
+                                         reinterpret_cast<T*>(out)},
                      "particle_column_gather_to");
       return;
     }
@@ -156,10 +155,8 @@ class ParticleColumn final : public ParticleColumnBase {
   void set_entries_from(std::size_t first, std::size_t n, const unsigned char* in) override {
     if (first + n > capacity_) throw std::length_error("particle column '" + name() + "': entries past its capacity");
     if (n > 0 && reinterpret_cast<std::uintptr_t>(in) % alignof(T) == 0) {  // one kernel for every component
-      exec::RowList all;
-      for (int c = 0; c < components(); ++c) all.add(c);
       exec::for_each(data_.space(), {0, std::uint32_t(n * std::size_t(components()))},
-                     exec::ScatterRows<T>{data_.data(), capacity_, all, nullptr, std::uint32_t(n),
+                     exec::ScatterRows<T>{data_.data(), capacity_, every_component(), nullptr, std::uint32_t(n),
                                           reinterpret_cast<const T*>(in), nullptr, first},
                      "particle_column_set_entries");
       return;
@@ -179,16 +176,20 @@ class ParticleColumn final : public ParticleColumnBase {
   }
 
  private:
+  /// The rows of every component, for the gathers and scatters over whole particles.
+  exec::RowList every_component() const {
+    exec::RowList all;
+    for (int c = 0; c < components(); ++c) all.add(c);
+    return all;
+  }
   /// spare_'s entry first + i of every component = entry order[i], for i < n.
   void gather_into_spare(const std::uint32_t* order, std::size_t n, std::size_t first = 0) {
     if (spare_.size() != data_.size()) {
       spare_ = exec::DeviceArray<T>(data_.space(), data_.size());
       spare_.zero();
     }
-    exec::RowList rows;
-    for (int c = 0; c < components(); ++c) rows.add(c);
     exec::for_each(data_.space(), {0, std::uint32_t(n * std::size_t(components()))},
-                   exec::GatherRows<T>{data_.data(), capacity_, rows, order, std::uint32_t(n), spare_.data() + first,
+                   exec::GatherRows<T>{data_.data(), capacity_, every_component(), order, std::uint32_t(n), spare_.data() + first,
                                        capacity_},
                    "particle_column_gather");
   }

@@ -201,6 +201,8 @@ std::vector<CellPlacement> place_by_tiles(const mesh::SparseMesh& mesh, const me
   }
   // Draws per tile and round: its share of the cells asked for, four candidates a cell.
   const double per_node = 4.0 * double(count) / double(mesh.num_nodes);
+  std::vector<std::uint64_t> draws_of(mapped);
+  for (std::uint32_t t = 0; t < mapped; ++t) draws_of[t] = std::uint64_t(std::ceil(per_node * double(nodes_of[t].size())));
   PlacedCells placed(tiles, model);
   std::vector<std::vector<CellPlacement>> in_tile(mapped);
   std::size_t total = 0;
@@ -211,7 +213,6 @@ std::vector<CellPlacement> place_by_tiles(const mesh::SparseMesh& mesh, const me
     for (const auto& group : colour_tiles) {
       if (group.empty()) continue;
       std::vector<std::uint32_t> added(group.size(), 0);
-      std::vector<std::uint64_t> draws(group.size(), 0);
       // Tiles of one colour are two or more tiles apart: their cells cannot touch each
       // other, so each is placed on its own, from its own generator (any thread count,
       // the same cells).
@@ -221,9 +222,7 @@ std::vector<CellPlacement> place_by_tiles(const mesh::SparseMesh& mesh, const me
         const std::vector<std::uint32_t>& nodes = nodes_of[std::size_t(t)];
         std::mt19937_64 rng(split_mix(seed ^ split_mix((std::uint64_t(t) << 24) ^ round)));
         std::uniform_int_distribution<std::size_t> pick(0, nodes.size() - 1);
-        const auto n_draws = std::uint64_t(std::ceil(per_node * double(nodes.size())));
-        draws[g] = n_draws;
-        for (std::uint64_t d = 0; d < n_draws; ++d) {
+        for (std::uint64_t d = 0; d < draws_of[std::size_t(t)]; ++d) {
           const CellPlacement c = candidate_at(mesh, nodes[pick(rng)], rng);
           if (view.tile_of_point(c.position[0], c.position[1], c.position[2]) != t) continue;  // its centre in t
           if (view.node_of_point(c.position[0], c.position[1], c.position[2]) < 0) continue;
@@ -235,15 +234,15 @@ std::vector<CellPlacement> place_by_tiles(const mesh::SparseMesh& mesh, const me
         }
       }
       for (std::size_t g = 0; g < group.size(); ++g) {
-        drawn += draws[g];
+        drawn += draws_of[std::size_t(group[g])];
         placed_this_round += added[g];
-        // Past the count: the last cells of this colour's tiles, from the highest tile of
-        // the colour down, go again (the same ones on any thread count).
         total += added[g];
       }
+      // Past the count: the cells this colour just added go again, from its highest tile
+      // down (the same ones on any thread count).
       for (std::size_t g = group.size(); total > count && g-- > 0;) {
         auto& cells = in_tile[std::size_t(group[g])];
-        const std::size_t drop = std::min<std::size_t>(std::min<std::size_t>(added[g], cells.size()), total - count);
+        const std::size_t drop = std::min<std::size_t>(added[g], total - count);
         cells.resize(cells.size() - drop);
         total -= drop;
       }

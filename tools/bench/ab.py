@@ -20,14 +20,13 @@ usage: ab.py --build new=.bundle --build old=.bundle_old --case tube.toml --rank
              [--mpiexec orterun] [--steps 500] [--rounds 3] [--set key=value ...] [--json OUT]
 """
 import argparse
-import csv
 import json
 import os
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import differenced, run_summary  # noqa: E402
+from benchlib import differenced, ms_per_step, run_answer, run_summary  # noqa: E402
 
 
 def main():
@@ -53,9 +52,7 @@ def main():
     def run(build, out, steps, extra=()):
         cmd = [*launch, os.path.join(build, "bin", "hemoflow"), "run", a.case, "--quiet", "--progress", "never",
                "--backend", a.backend, "--steps", str(steps), "--output", out, *sets, *extra]
-        s = run_summary(cmd, out)
-        s["steps"] -= s.get("first_step", 0)
-        return s
+        return run_summary(cmd, out)
 
     seed = os.path.join(a.work, "seed")
     run(builds[0][1], seed, 1, ["--set", "checkpoint.final=true"])
@@ -67,22 +64,12 @@ def main():
             short = run(build, out + "_short", 1 + a.steps, ["--restart", seed])
             long = run(build, out, 1 + 2 * a.steps, ["--restart", seed])
             pairs[name].append(differenced(long, short))
-            cells = None
-            if os.path.exists(os.path.join(out, "cells.csv")):
-                with open(os.path.join(out, "cells.csv")) as f:
-                    rows = list(csv.DictReader(f))
-                cells = rows[-1].get("state_checksum") if rows else None
-            answers[name].add((long.get("population_checksum"), cells))
+            answers[name].add(run_answer(out))
             d = pairs[name][-1]
             print(f"round {r + 1} {name}: {1e3 * d['wall_seconds'] / d['steps']:.3f} ms/step", flush=True)
 
     def ms(d):
         return 1e3 * d["wall_seconds"] / d["steps"]
-
-    def actions(d):  # slowest rank's ms per step of each action
-        ranks = d.get("rank_reports") or [d]
-        names = sorted({k for r in ranks for k in r["action_seconds"]})
-        return {k: max(1e3 * r["action_seconds"].get(k, 0.0) / d["steps"] for r in ranks) for k in names}
 
     result = {"case": a.case, "ranks": a.ranks, "steps": a.steps, "rounds": a.rounds, "sets": a.set,
               "device": pairs[builds[0][0]][0].get("device"), "builds": {}}
@@ -92,9 +79,10 @@ def main():
         times = [ms(d) for d in pairs[name]]
         med = statistics.median(times)
         base = med if base is None else base
-        per_action = {k: statistics.median(actions(d)[k] for d in pairs[name]) for k in actions(pairs[name][0])}
+        per_pair = [ms_per_step(d) for d in pairs[name]]
+        per_action = {k: statistics.median(p.get(k, 0.0) for p in per_pair) for k in per_pair[0]}
         result["builds"][name] = {"dir": build, "ms_per_step": med, "rounds_ms": times, "change": med / base - 1,
-                                  "actions_ms": per_action, "answers": sorted(map(str, answers[name]))}
+                                  "actions_ms": per_action, "answers": sorted(answers[name])}
     result["same_answer"] = len(all_answers) == 1
     print(f"\n{a.ranks} rank(s), {a.case}, pairs of {2 * a.steps} and {a.steps} steps, {a.rounds} rounds interleaved")
     print("| build | ms/step (median) | rounds | change |")
@@ -111,7 +99,7 @@ def main():
         if max(abs(v) for v in vals) >= 0.005:
             print(f"| {k} | " + " | ".join(f"{v:.3f}" for v in vals) + " |")
     print(f"\nsame populations and cells after {2 * a.steps} steps in every run: "
-          f"{'yes' if result['same_answer'] else 'NO: ' + str(sorted(map(str, all_answers)))}")
+          f"{'yes' if result['same_answer'] else 'NO: ' + ', '.join(sorted(all_answers))}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(result, f, indent=1)

@@ -2,6 +2,7 @@
 commit a result belongs to, the bytes per update of the sparse kernel, and how a
 result is written into docs/ (the numbers as JSON, the page as Markdown), and the time
 per step from two runs differenced."""
+import csv
 import json
 import os
 import subprocess
@@ -51,14 +52,42 @@ def run_json(cmd):
 
 def run_summary(cmd, out):
     """Runs a hemoflow command that writes into `out`; stops the script with the tail of
-    its output if it fails; returns out/summary.json."""
+    its output if it fails; returns out/summary.json (load_run)."""
     print("  $", " ".join(cmd), flush=True)
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         sys.stderr.write(p.stdout[-4000:] + p.stderr[-4000:])
         raise SystemExit(f"failed (exit {p.returncode}): {' '.join(cmd)}")
+    return load_run(out)
+
+
+def load_run(out):
+    """A finished run's summary.json, its steps those it took (a restarted run's end step
+    less its first)."""
     with open(os.path.join(out, "summary.json")) as f:
-        return json.load(f)
+        s = json.load(f)
+    s["steps"] -= s.get("first_step", 0)
+    return s
+
+
+def run_answer(out):
+    """What a run computed, to compare bitwise: the last cells.csv row's state checksum (if
+    the run had cells) and the population checksum, as "cells / populations"."""
+    with open(os.path.join(out, "summary.json")) as f:
+        populations = json.load(f)["population_checksum"]
+    if not os.path.exists(os.path.join(out, "cells.csv")):
+        return populations
+    with open(os.path.join(out, "cells.csv")) as f:
+        rows = list(csv.DictReader(f))
+    return f"{rows[-1]['state_checksum'] if rows else '-'} / {populations}"
+
+
+def ms_per_step(s):
+    """Per action, ms per step on the slowest rank (one rank: the run's own)."""
+    if s.get("rank_reports"):
+        keys = {k for r in s["rank_reports"] for k in r["action_seconds"]}
+        return {k: max(r["action_seconds"].get(k, 0.0) for r in s["rank_reports"]) / s["steps"] * 1e3 for k in keys}
+    return {k: v / s["steps"] * 1e3 for k, v in s["action_seconds"].items()}
 
 
 def write_json(docs, name, data):

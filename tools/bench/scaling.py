@@ -41,7 +41,8 @@ import subprocess
 import sys
 import time
 
-from benchlib import ROOT, brick_bytes, commit, differenced, run_summary, sparse_bytes, write_json, write_page
+from benchlib import (ROOT, brick_bytes, commit, differenced, load_run, ms_per_step, run_answer, run_summary,
+                      sparse_bytes, write_json, write_page)
 
 # Issue 14's targets: (kind, case group, GPU count) -> least efficiency.
 TARGETS = [("strong", "fluid", 4, 0.90, "strong scaling of the fluid tree at 4 GPUs"),
@@ -87,7 +88,6 @@ def run(a, ranks, case, out, steps, extra=()):
     t0 = time.time()
     s = run_summary(cmd, out)
     s["process_seconds"] = time.time() - t0
-    s["steps"] -= s.get("first_step", 0)  # a restarted run: the steps it took, not its end step
     return s
 
 
@@ -97,14 +97,6 @@ def comm_share(s):
     finished the interior, plus the upload of the halo)."""
     wall = s["wall_seconds"]
     return max((r.get("halo_wait_seconds", 0.0) / wall for r in s.get("rank_reports", [])), default=0.0) if wall else 0.0
-
-
-def ms_per_step(s):
-    """Per action, ms per step on the slowest rank (one rank: the run's own)."""
-    if s.get("rank_reports"):
-        keys = {k for r in s["rank_reports"] for k in r["action_seconds"]}
-        return {k: max(r["action_seconds"].get(k, 0.0) for r in s["rank_reports"]) / s["steps"] * 1e3 for k in keys}
-    return {k: v / s["steps"] * 1e3 for k, v in s["action_seconds"].items()}
 
 
 def grouped(ms, groups):
@@ -376,14 +368,6 @@ def merge(paths):
     return d
 
 
-def load_run(out):
-    """A finished run's summary.json, its steps those it took (not its end step)."""
-    with open(os.path.join(out, "summary.json")) as f:
-        s = json.load(f)
-    s["steps"] -= s.get("first_step", 0)
-    return s
-
-
 def cell_row(a, name, n, out, repeat, copy_bw, cells=None):
     """The row of a cell tube on n GPUs from the runs' folders out[_r<i>] and out[_r<i>]_short:
     the median of the differenced pairs (each pair's ms per step kept)."""
@@ -431,14 +415,6 @@ def cell_tube(a, name, radius, length):
 def cell_count(out):
     with open(os.path.join(out, "cells.csv")) as f:
         return int(list(csv.DictReader(f))[-1]["cells"])
-
-
-def answer(out):
-    """A cells run's answer: the last cells.csv row's state checksum and the population checksum."""
-    with open(os.path.join(out, "cells.csv")) as f:
-        cells = list(csv.DictReader(f))[-1]["state_checksum"]
-    with open(os.path.join(out, "summary.json")) as f:
-        return f"{cells} / {json.load(f)['population_checksum']}"
 
 
 def main():
@@ -569,7 +545,7 @@ def main():
                     run(a, n, case, f"{out}{tag}_short", 1 + a.cell_steps, timed)
                     run(a, n, case, f"{out}{tag}", 1 + 2 * a.cell_steps, timed)
                 rows.append(cell_row(a, name, n, out, a.repeat, copy_bw))
-                answers[n] = answer(out)
+                answers[n] = run_answer(out)
                 if n != counts[0]:  # every count restarted from the same cells: the same answer, bitwise
                     checks.append({"what": f"tube {name} with cells, {2 * a.cell_steps} steps from the same checkpoint: "
                                            f"cells' state checksum and population checksum on {counts[0]} and {n} ranks",
