@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <omp.h>
@@ -422,6 +423,13 @@ class Cells {
     constexpr int sizes = 6;  // 1.0, 0.9, ..., 0.5
     const bool by_tiles = st.config.string("rbc.placement") == "tiles";
     const int width = by_tiles ? 1 : std::clamp(omp_get_max_threads(), 1, sizes);
+    // Open MPI binds each of 1-2 ranks to one core unless told otherwise (--bind-to core),
+    // so the placement, minutes for millions of cells, would run on one thread: say so.
+    if (const unsigned cores = std::thread::hardware_concurrency(); omp_get_max_threads() == 1 && cores > 1 &&
+                                                                   wanted >= 100000)
+      log::warn(str("rbc: placing ", wanted, " cells on 1 thread of this host's ", cores, " (OMP_NUM_THREADS, or the "
+                    "process bound to one core: Open MPI binds 1-2 ranks to a core each unless launched with "
+                    "--bind-to none or --map-by ...:PE=<cores per rank>; docs/cluster.md)"));
     log::info(str("rbc: placing ", wanted, " cells at random (random sequential addition",
                   by_tiles ? str(" by tile colours, ", omp_get_max_threads(), " thread(s))")
                            : str(", ", width == 1 ? std::string("one size") : str(width, " sizes"), " at a time)")));

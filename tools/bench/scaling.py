@@ -74,12 +74,19 @@ CELL_GROUPS = {  # as tools/bench/rbc.py's scaling page
 }
 
 
-def launch(a, ranks):
-    return [a.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks)] if ranks > 1 else []
+def launch(a, ranks, unbound=False):
+    """The MPI launch of `ranks` ranks (none for one). unbound: every rank may use every core
+    (Open MPI binds each of 1-2 ranks to one core by default, so a set-up's OpenMP work, such
+    as placing the cells by tile colours, would run on one thread: 2026-11-27, the 8x tube's
+    placement on 2 ranks did not end in 9 minutes, against 85 s on 4 ranks bound to sockets)."""
+    if ranks == 1:
+        return []
+    return [a.mpiexec, "--allow-run-as-root", "--oversubscribe", *(["--bind-to", "none"] if unbound else []), "-np",
+            str(ranks)]
 
 
-def run(a, ranks, case, out, steps, extra=()):
-    cmd = [*launch(a, ranks), os.path.join(a.build, "bin", "hemoflow"), "run", case, "--quiet", "--progress",
+def run(a, ranks, case, out, steps, extra=(), unbound=False):
+    cmd = [*launch(a, ranks, unbound), os.path.join(a.build, "bin", "hemoflow"), "run", case, "--quiet", "--progress",
            "never", "--backend", a.backend, "--steps", str(steps), "--output", out,
            # --fence-actions: each action's device time in the table by group (as measured before
            # 2026-11-26, f2b4979 included); without, the default scheduling that users run.
@@ -242,9 +249,12 @@ def write_report(d, docs):
         L.append(f"| {v['target']} | {v['gpus']} | {100 * v['least']:.0f}% | {val} | {v.get('case', '-')} | "
                  f"**{v['verdict']}** |")
     if d.get("cell_seeding_setup_seconds"):
-        L += ["", "Cells: each tube's cells were placed once, by one step on " + str(n) + " GPUs that ended in a "
-              "checkpoint (set-up " + ", ".join(f"{k} {v:.0f} s" for k, v in d["cell_seeding_setup_seconds"].items())
-              + ", mostly the random placement on rank 0), and each GPU count restarted from it (its own set-up in "
+        placement = ("by tile colours on every core of the host (`rbc.placement = \"tiles\"`)"
+                     if d.get("cell_placement") == "tiles" else "by random sequential addition on rank 0")
+        L += ["", "Cells: each tube's cells were placed once, by one step on " + str(d.get("cell_seeding_ranks", n)) +
+              " GPUs that ended in a checkpoint (set-up " + ", ".join(f"{k} {v:.0f} s" for k, v in
+                                                                     d["cell_seeding_setup_seconds"].items())
+              + ", mostly the placement, " + placement + "), and each GPU count restarted from it (its own set-up in "
               "the table), so every count steps the same cells. Their rows are differenced: a run of 2N and one of "
               "N steps from that checkpoint (N: " + ", ".join(sorted({f"{r['steps']} for the {r['case']}" for r in rows
                                                                   if r.get("differenced")})) +
@@ -266,6 +276,11 @@ def write_report(d, docs):
                  f"{r['halo_bytes_per_step'] / 1e6:.2f} | "
                  + (f"{r['message_bytes_per_step'] / 1e6:.2f}" if r.get("message_bytes_per_step") is not None else "-")
                  + f" | {r['imbalance']:.3f} | {r['setup_seconds']:.0f} |")
+    paired = [r for r in rows if r.get("differenced")]
+    if paired:
+        L += ["", "Differenced pairs, ms per step (each row of the table takes their median; of two, the slower): " +
+              "; ".join(f"{r['case']} on {r['ranks']} GPU(s): " + ", ".join(f"{x:.3f}" for x in r["ms_per_step_runs"])
+                        for r in paired) + "."]
     for group, groups in (("fluid", FLUID_GROUPS), ("cells", CELL_GROUPS)):
         sel = [r for r in rows if r["group"] == group]
         if not sel:
@@ -355,7 +370,7 @@ def merge(paths):
         if (x["device"], x["commit"]) != (d["device"], d["commit"]):
             raise SystemExit(f"cannot merge: {x['device']} {x['commit']} against {d['device']} {d['commit']}")
     d["checks"] = [c for x in ds for c in x["checks"]]
-    d["runs"] = [r for x in ds for r in x["runs"]]
+    d["runs"] = sorted((r for x in ds for r in x["runs"]), key=lambda r: (r["group"], r["case"], r["ranks"]))
     d["counts"] = sorted({n for x in ds for n in x["counts"]})
     d["gpus"] = max(x["gpus"] for x in ds)
     d["command"] = "; ".join(x["command"] for x in ds)
@@ -370,10 +385,14 @@ def merge(paths):
 
 def cell_row(a, name, n, out, repeat, copy_bw, cells=None):
     """The row of a cell tube on n GPUs from the runs' folders out[_r<i>] and out[_r<i>]_short:
-    the median of the differenced pairs (each pair's ms per step kept)."""
+    the median of the differenced pairs (each pair's ms per step kept). repeat: the pairs
+    expected; None: every complete pair there is (a rescan of folders gathered from several
+    calls, where a call cut short left fewer)."""
     pairs = []
-    for i in range(repeat):
+    for i in range(repeat if repeat is not None else 1 << 30):
         tag = "" if i == 0 else f"_r{i}"
+        if repeat is None and not all(os.path.isfile(os.path.join(f"{out}{tag}{t}", "summary.json")) for t in ("", "_short")):
+            break
         pairs.append(differenced(load_run(f"{out}{tag}"), load_run(f"{out}{tag}_short")))
     pairs.sort(key=lambda x: x["wall_seconds"])
     r = row(a, "strong", "cells", f"tube {name} with cells", n, pairs[len(pairs) // 2], copy_bw,
@@ -394,9 +413,25 @@ def rescan(d, work):
             rows.append(r)
             continue
         name = r["case"].split()[1]
-        rows.append(cell_row(a, name, r["ranks"], os.path.join(work, f"cells_{name}_{r['ranks']}"), d.get("repeat", 1),
+        rows.append(cell_row(a, name, r["ranks"], os.path.join(work, f"cells_{name}_{r['ranks']}"), None,
                              d.get("copy_bandwidth_gbs", 0.0), r.get("cells")))
     d["runs"] = rows
+    # The same-answer checks of the cells redone over every long run found (all pairs, all
+    # counts, against the fewest GPUs' first run): folders gathered from several calls are
+    # compared across the calls too.
+    d["checks"] = [c for c in d["checks"] if " with cells, " not in c["what"]]
+    for name in sorted({r["case"].split()[1] for r in rows if r["group"] == "cells"}):
+        ranks = sorted(r["ranks"] for r in rows if r["group"] == "cells" and r["case"].split()[1] == name)
+        runs = [(n, f"{os.path.join(work, f'cells_{name}_{n}')}{'' if i == 0 else f'_r{i}'}") for n in ranks
+                for i in range(len(next(r for r in rows if r["case"].split()[1] == name and r["ranks"] == n)
+                                   ["ms_per_step_runs"]))]
+        one = run_answer(runs[0][1])
+        for n, out in runs[1:]:
+            many = run_answer(out)
+            d["checks"].append({"what": f"tube {name} with cells, {2 * d.get('cell_steps', 0)} steps from the same "
+                                        f"checkpoint: cells' state checksum and population checksum, "
+                                        f"{os.path.basename(runs[0][1])} and {os.path.basename(out)} ({ranks[0]} and "
+                                        f"{n} ranks)", "one": one, "many": many, "equal": one == many})
     efficiencies(d["runs"])
     d["verdicts"] = verdicts(d)
     d["rescanned"] = f"{datetime.date.today().isoformat()} at {commit()}"
@@ -476,7 +511,8 @@ def main():
     a.meta = {"date": datetime.date.today().isoformat(), "commit": commit(), "device": device,
               "copy_bandwidth_gbs": copy_bw, "gpus": G, "counts": counts, "steps": a.steps, "cell_steps": a.cell_steps,
               "repeat": a.repeat, "backend": a.backend, "command": "tools/bench/scaling.py " + " ".join(sys.argv[1:]),
-              "halo_transport": a.halo_transport, "fence_actions": a.fence_actions, "cell_placement": a.cell_placement}
+              "halo_transport": a.halo_transport, "fence_actions": a.fence_actions, "cell_placement": a.cell_placement,
+              "cell_seeding_ranks": G}
 
     if "checks" in only:  # 1. Same answer on 1 and G GPUs, and a restart from G onto 1.
         case = os.path.join(ROOT, "cases", "pipe_velocity.toml")
@@ -525,7 +561,8 @@ def main():
             # then restarts from it (any rank count restarts bitwise) and is timed over
             # --cell-steps steps after its own set-up.
             seed = f"{a.work}/cells_{name}_seed"
-            sd = run(a, G, case, seed, 1, ["--set", "checkpoint.final=true", "--set", f'rbc.placement="{a.cell_placement}"'])
+            sd = run(a, G, case, seed, 1, ["--set", "checkpoint.final=true", "--set", f'rbc.placement="{a.cell_placement}"'],
+                     unbound=True)
             seeding[name] = sd["setup_seconds"]
             answers = {}
             for n in counts:
