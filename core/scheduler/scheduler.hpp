@@ -106,6 +106,15 @@ class Scheduler {
     return moments_due || std::any_of(viscous_stress_.begin(), viscous_stress_.end(),
                                       [step](const StressRequest& r) { return r.due(step); });
   }
+  /// A plugin whose work depends on each node's relaxation time where it varies from node
+  /// to node (lb_vlbm's viscosity-weighted share under the Smagorinsky eddy viscosity)
+  /// asks the LB plugin to write it every step, with the viscous stress's kernel variant:
+  /// the node field "relaxation_time" (tau_eff = 1 / omega_eff, lattice units) at the
+  /// nodes where the node field "relaxation_time_nodes" (one byte a node) is not 0, the
+  /// tau that step's collision relaxed the node at. The requester declares and fills both
+  /// fields in its setup (the first with lattice.tau, for the first step).
+  void require_relaxation_time(const std::string& who) { relaxation_time_.push_back(who); }
+  bool relaxation_time_required() const { return !relaxation_time_.empty(); }
   void offer_viscous_stress(const std::string& who) { stress_provider_ = who; }
   /// The LB plugin that computes the viscous stress, "" if none.
   const std::string& viscous_stress_provider() const { return stress_provider_; }
@@ -154,6 +163,7 @@ class Scheduler {
     std::function<bool(std::int64_t)> due;
   };
   std::vector<StressRequest> viscous_stress_;
+  std::vector<std::string> relaxation_time_;
   std::string stress_provider_;
   Fence fence_;
   bool fence_each_action_ = true;

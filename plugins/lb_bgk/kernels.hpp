@@ -68,17 +68,29 @@ HEMO_HD phys::Vec3<Real> body_force(const Real (&h)[d3q19::Q], const phys::Vec3<
 /// node's omega_eff = 1/tau_eff from the same Pi1 the collision relaxes. The stress is then
 /// the total deviatoric stress, molecular plus eddy, -(1 - omega_eff/2) Pi1 - ..., and so
 /// is the wall shear stress that wall_shear makes of it.
+/// The same variant writes the node's relaxation time tau_eff = 1 / omega_eff where a plugin
+/// asked for it (Scheduler::require_relaxation_time: lb_vlbm under the eddy viscosity),
+/// every step: `out` null on the steps without the stress.
 template <class Real>
 struct StressOutput {
-  Real* HEMO_RESTRICT out = nullptr;                  // 6 rows (xx, yy, zz, xy, xz, yz) of the stride
+  Real* HEMO_RESTRICT out = nullptr;                  // 6 rows (xx, yy, zz, xy, xz, yz) of the stride; null: none
   const std::uint8_t* HEMO_RESTRICT nodes = nullptr;  // not 0 where it is wanted
+  Real* HEMO_RESTRICT relaxation_time = nullptr;                 // tau_eff; null: none
+  const std::uint8_t* HEMO_RESTRICT relaxation_nodes = nullptr;  // not 0 where it is wanted
+
+  /// Whether the kernel's variant with these outputs is to run.
+  HEMO_HD bool any() const { return out || relaxation_time; }
 
   template <class Collision>
   HEMO_HD void operator()(const Real (&h)[d3q19::Q], const phys::Vec3<Real>& F, const Collision& collision,
                           std::uint32_t n, std::size_t s) const {
-    if (!nodes[n]) return;
+    const bool stress = out && nodes[n], tau = relaxation_time && relaxation_nodes[n];
+    if (!stress && !tau) return;
     const phys::NonEquilibrium<Real> m = phys::non_equilibrium(h, F);
-    const phys::SymTensor<Real> t = phys::viscous_stress(m, F, collision.omega_at(m));
+    const Real omega = collision.omega_at(m);
+    if (tau) relaxation_time[n] = Real(1) / omega;
+    if (!stress) return;
+    const phys::SymTensor<Real> t = phys::viscous_stress(m, F, omega);
     out[n] = t.xx;
     out[s + n] = t.yy;
     out[2 * s + n] = t.zz;

@@ -160,6 +160,11 @@ class Solver final : public SolverBase {
       stress_ = &fields.get<Real>("viscous_stress");
       stress_nodes_ = &fields.get<std::uint8_t>("viscous_stress_nodes");
     }
+    // Scheduler::require_relaxation_time: likewise, written every step.
+    if (st.scheduler.relaxation_time_required()) {
+      relaxation_time_ = &fields.get<Real>("relaxation_time");
+      relaxation_nodes_ = &fields.get<std::uint8_t>("relaxation_time_nodes");
+    }
     if (st.scheduler.streamed_velocity_required())
       fields.declare_node_field<Real>("streamed_velocity", 3, "lb_bgk",
                                       "lattice velocity of the populations streaming in at the start of the step (with "
@@ -193,9 +198,15 @@ class Solver final : public SolverBase {
     const bool moments = ctx.moments_due;
     const double time = ctx.time;
     const std::int64_t step = ctx.step;
-    const StressOutput<Real> stress = ctx.stress_due && stress_
-                                          ? StressOutput<Real>{stress_->data(), stress_nodes_->data()}
-                                          : StressOutput<Real>{};
+    StressOutput<Real> stress{};
+    if (ctx.stress_due && stress_) {
+      stress.out = stress_->data();
+      stress.nodes = stress_nodes_->data();
+    }
+    if (relaxation_time_) {
+      stress.relaxation_time = relaxation_time_->data();
+      stress.relaxation_nodes = relaxation_nodes_->data();
+    }
     auto& links = fields.get<Real>("link_value");
     // The force at the time of the moments this step computes (state after the step).
     const phys::Vec3<Real> acceleration = acceleration_at(time);
@@ -223,7 +234,7 @@ class Solver final : public SolverBase {
     };
     std::visit(
         [&](auto collision, auto lattice) {
-          if (stress.out) launch(collision, lattice, std::true_type{});
+          if (stress.any()) launch(collision, lattice, std::true_type{});
           else launch(collision, lattice, std::false_type{});
         },
         collision_, lattice_);
@@ -266,6 +277,8 @@ class Solver final : public SolverBase {
   const Scheduler* scheduler_ = nullptr;
   Field<Real>* stress_ = nullptr;              // "viscous_stress", where a plugin asked for it
   Field<std::uint8_t>* stress_nodes_ = nullptr;  // "viscous_stress_nodes"
+  Field<Real>* relaxation_time_ = nullptr;            // "relaxation_time", where a plugin asked for it
+  Field<std::uint8_t>* relaxation_nodes_ = nullptr;  // "relaxation_time_nodes"
 };
 
 /// lb_bgk.storage (default: the run's precision): fp32 and fp64 as computed; the 16-bit

@@ -26,6 +26,7 @@
 #include "core/mesh/lattice_view.hpp"
 #include "core/mesh/population_slots.hpp"
 #include "physics/d3q19.hpp"
+#include "physics/partial_volume.hpp"
 #include "physics/storage16.hpp"
 
 namespace hemo::vlbm {
@@ -41,6 +42,10 @@ namespace d3q19 = phys::d3q19;
 // which restores the particle number sum exactly and leaves every momentum as m sets it
 // (the rest population carries none).
 //
+// Under the Smagorinsky eddy viscosity each node relaxes at its own tau_eff, and the share
+// is weighted by the receiving node's (lb_bgk writes it every step: relaxation_time), not
+// by lattice.tau: m = viscosity_weighted_mix(phi, tau_eff(y)), returned share phi - m.
+//
 // Two kernels: PartialVolumeLinks, one thread per link, writes the link values and each
 // link's excess; ReturnExcess, one thread per receiving node y, takes the sum of its
 // links' excesses (a contiguous range: the links are grouped by y) from y's rest
@@ -55,15 +60,22 @@ struct PartialVolumeLinks {
   const std::uint32_t* HEMO_RESTRICT from;    // x: the more solid cell the population leaves
   const std::uint32_t* HEMO_RESTRICT to;      // y: the cell it enters
   const std::uint8_t* HEMO_RESTRICT direction;
-  const Real* HEMO_RESTRICT mix;              // m
+  const Real* HEMO_RESTRICT mix;              // m; or, with relaxation_time, phi
   const Real* HEMO_RESTRICT returned_share;   // phi - m; null where m = phi (nothing to give back)
   Real* HEMO_RESTRICT excess;                 // per link: (phi - m)(f*_q(x) - f*_opp(y)), with returned_share
   const Store* HEMO_RESTRICT f;               // post-collision populations of the last step
   mesh::PopulationSlots<View> slots;          // where they are
+  const Real* HEMO_RESTRICT relaxation_time = nullptr;  // per node, tau_eff of its last collision; null: m as given
   HEMO_HD void operator()(std::uint32_t i) const {
     const int q = direction[i];
     const Real pulled = Real(f[slots.post_collision_pulled(q, from[i], to[i])]);  // x may be a halo node
     const Real reflected = Real(f[slots.post_collision(d3q19::opposite(q), to[i])]);
+    if (relaxation_time) {
+      const Real phi = mix[i], m = phys::viscosity_weighted_mix(phi, relaxation_time[to[i]]);
+      link_value[link[i]] = m * (reflected - pulled);
+      excess[i] = (phi - m) * (pulled - reflected);
+      return;
+    }
     link_value[link[i]] = mix[i] * (reflected - pulled);
     if (returned_share) excess[i] = returned_share[i] * (pulled - reflected);
   }

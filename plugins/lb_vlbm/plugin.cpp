@@ -72,12 +72,24 @@ class Vlbm {
 /// (physics/partial_volume.hpp).
 enum class Mixing { volume, viscosity_weighted };
 
+/// Whether the viscosity-weighted share takes each node's tau_eff: under lb_bgk's
+/// Smagorinsky eddy viscosity (regularized operator only, which lb_bgk checks).
+bool per_node_tau(const config::Config& cfg) {
+  return cfg.string("lb_vlbm.mixing") == "viscosity_weighted" && cfg.real("lb_bgk.smagorinsky") > 0.0 &&
+         cfg.string("lb_bgk.collision") == "regularized";
+}
+
 template <class Real>
 class VlbmIn final : public Vlbm {
  public:
   explicit VlbmIn(Mixing mixing) : mixing_(mixing) {}
   void setup(SetupStage& st, int link_class, const SolidFractions& p) override {
     const mesh::SparseMesh& m = st.mesh;
+    // Under lb_bgk's Smagorinsky eddy viscosity (regularized operator only) each node
+    // relaxes at its own tau_eff >= tau, and the viscosity-weighted share takes the
+    // receiving node's, which lb_bgk writes every step (Scheduler::require_relaxation_time):
+    // with lattice.tau instead the wall moved outward by up to 0.23 dx (README).
+    per_node_tau_ = mixing_ == Mixing::viscosity_weighted && per_node_tau(st.config);
     // The class's links, grouped by the node they enter (ReturnExcess runs one such node a thread).
     std::vector<std::uint32_t> order;
     for (std::size_t k = 0; k < m.links.size(); ++k)
@@ -100,7 +112,7 @@ class VlbmIn final : public Vlbm {
       from.push_back(x);
       to.push_back(y);
       direction.push_back(m.links.direction[k]);
-      mix.push_back(Real(share));
+      mix.push_back(Real(per_node_tau_ ? phi : share));  // per node: the share is formed each step from phi
       returned.push_back(Real(phi - share));
     }
     first.push_back(static_cast<std::uint32_t>(link.size()));
@@ -131,13 +143,32 @@ class VlbmIn final : public Vlbm {
     st.fields.declare_node_field<Real>("fluid_share", 1, "lb_vlbm", "1 - P: the fluid share of each cell (VLBM)")
         .array()
         .upload(share);
+    if (per_node_tau_) {
+      // The receiving nodes' tau_eff, lattice.tau before the first collision; restart
+      // state (optional: a checkpoint without it starts from lattice.tau), so a restarted
+      // run forms the same shares as one run through.
+      std::vector<std::uint8_t> receives(m.stride, 0);
+      for (const std::uint32_t y : node) receives[y] = 1;
+      st.fields.declare_node_field<std::uint8_t>("relaxation_time_nodes", 1, "lb_vlbm",
+                                                 "1 where lb_bgk writes relaxation_time for lb_vlbm")
+          .array()
+          .upload(receives);
+      auto& tau = st.fields.declare_node_field<Real>("relaxation_time", 1, "lb_vlbm",
+                                                     "tau_eff of each node's last collision (lattice units), at the "
+                                                     "nodes that take a pull mixed with bounce-back");
+      tau.set_optional_restart_state();
+      tau.array().upload(std::vector<Real>(m.stride, Real(st.units.tau)));
+      st.scheduler.require_relaxation_time("lb_vlbm");
+    }
     scratch_ = exec::DeviceArray<Real>(st.space, m.num_nodes);
     check_every_ = st.check_every;
     comm_ = &st.comm;
     csv_.open(st.comm, st.output_dir, "vlbm.csv", ",particles", st.first_step);
     log::info(str("lb_vlbm: ", p.partial_cells(), " partial cells (0 < P < 1), ", st.comm.sum(std::uint64_t(count_)),
                   " pulls from a more solid cell mixed with bounce-back (",
-                  mixing_ == Mixing::volume ? "volume share" : "viscosity-weighted share", ")"));
+                  mixing_ == Mixing::volume ? "volume share"
+                  : per_node_tau_           ? "viscosity-weighted share, by each node's eddy-viscosity tau"
+                                            : "viscosity-weighted share", ")"));
     // Before the collide-stream kernel, which reads the link values written here.
     st.scheduler.add(Phase::begin_step, "partial_volume_links", "lb_vlbm", [this](StepContext& ctx) {
       if (!count_) return;
@@ -158,7 +189,9 @@ class VlbmIn final : public Vlbm {
                                                           give_back ? returned_.data() : nullptr,
                                                           give_back ? excess_.data() : nullptr,
                                                           f.data(),
-                                                          where};
+                                                          where,
+                                                          per_node_tau_ ? ctx.fields->get<Real>("relaxation_time").data()
+                                                                        : nullptr};
               exec::for_each(space_, {0, count_}, links, "lb_vlbm::partial_volume_links");
               if (give_back)
                 exec::for_each(space_, {0, nodes_mixed_},
@@ -194,6 +227,7 @@ class VlbmIn final : public Vlbm {
   }
 
   Mixing mixing_;
+  bool per_node_tau_ = false;  // the share from each receiving node's tau_eff (relaxation_time)
   exec::DeviceArray<std::uint32_t> link_, from_, to_, node_, first_;
   exec::DeviceArray<std::uint8_t> direction_;
   exec::DeviceArray<Real> mix_, returned_, excess_, scratch_;
@@ -236,6 +270,10 @@ class VlbmPlugin final : public Plugin {
     st.memory.array("lb_vlbm", "nodes that partial-volume links enter", receiving + 1, 2 * sizeof(std::uint32_t));
     st.memory.node_field("lb_vlbm", "fluid_share", 1, real);
     st.memory.array("lb_vlbm", "particle count scratch", st.mesh.num_nodes, real);
+    if (per_node_tau(st.config)) {
+      st.memory.node_field("lb_vlbm", "relaxation_time", 1, real);
+      st.memory.node_field("lb_vlbm", "relaxation_time_nodes", 1, 1);
+    }
   }
   void setup(SetupStage& st) override {
     warn_if_unstable(st);

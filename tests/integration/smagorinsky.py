@@ -27,6 +27,20 @@ physics/smagorinsky.hpp) on the CPU.
    at the wall nodes (wall_shear.evaluate = "node", half a spacing inside the wall) must
    be rho g (H - dx)/2 to 1e-4 with C = 0.15 as with C = 0. The molecular stress alone
    would be lower by nu_t / (nu + nu_t), printed below.
+5. lb_vlbm's viscosity-weighted share takes each node's tau_eff (lb_bgk writes it every
+   step, Scheduler::require_relaxation_time), so the partial-cell wall stays where the
+   solid fractions put it under the eddy viscosity: the steady body-force pipe with the
+   pipe's solid fractions (R = 8 dx, tau 0.51, C = 0.5, about 30000 steps) against the
+   steady Smagorinsky pipe flow, in lattice units
+     (nu + C^2 |u'|) |u'| = g r / 2   (force balance on a cylinder of fluid; |S| = |u'|),
+   integrated from the wall r = R. As in 3, the ratio of the largest node velocities
+   u_max(C) / u_max(0) must be the exact solutions' ratio at that node's radius, to 1%
+   (the bound fixed 2026-11-27 before the first run). The share with lattice.tau instead
+   moved the wall outward by 0.1-0.2 dx at these eddy viscosities in the plane-channel
+   analysis (plugins/lb_vlbm/README.md), 2-5% on u_max at R = 8 dx. Also: C = 0 under lb_vlbm
+   gives the checksum of the case without the key (the share from lattice.tau, no
+   relaxation_time), and a run restarted half-way gives the uninterrupted run's checksum
+   (relaxation_time is restart state).
 """
 import math
 import os
@@ -62,6 +76,35 @@ def channel_exact(y, H, g, nu, c):
     return np.interp(np.minimum(y, H - y), ys, u)
 
 
+def lattice_units(out, tau, acceleration):
+    """The run's case, dx (m), and its lattice viscosity and acceleration."""
+    case = hemo_output.case(out)
+    dx, nu = case["lattice"]["dx"], (tau - 0.5) / 3.0
+    dt = nu * dx * dx / case["fluid"]["viscosity"]
+    return case, dx, nu, acceleration * dt * dt / dx
+
+
+def axial_velocity(out, dx, nu, case):
+    """The final snapshot's node coordinates (in dx) and u_x (lattice units)."""
+    coords, data = hemo_output.fields(out)
+    dt = nu * dx * dx / case["fluid"]["viscosity"]
+    return coords / dx, data["velocity"][:, 0] * dt / dx
+
+
+def pipe_exact(r, R, g, nu, c):
+    """u_x(r) of the steady body-force pipe with the Smagorinsky viscosity, lattice units:
+    |u'| = 2 t / (nu + sqrt(nu^2 + 4 c^2 t)), t = g r / 2, integrated from the wall r = R."""
+    rs = np.linspace(0.0, R, 200001)
+    t = g * rs / 2
+    shear = 2 * t / (nu + np.sqrt(nu * nu + 4 * c * c * t))
+    u = np.concatenate([[0.0], np.cumsum(0.5 * (shear[1:] + shear[:-1]) * np.diff(rs))])
+    return np.interp(r, rs, u[-1] - u)
+
+
+PIPE_TAU, PIPE_C, PIPE_G, PIPE_STEPS = 0.51, 0.5, 41.8, 30000  # g: laminar u_max about 0.05 (lattice)
+VLBM = ["--set", 'run.plugins=["lb_bgk","lb_vlbm","boundaries"]', "--set", "geometry.solid_fraction=true"]
+
+
 def main():
     a = arguments(__doc__)
     os.makedirs(a.work, exist_ok=True)
@@ -84,6 +127,9 @@ def main():
                                       "--set", 'lattice.layout="bricks"', "--set", 'lb_bgk.streaming="aa"'],
         "channel with wall_shear": [channel, "--steps", "400", "--set", f"lattice.tau={CHANNEL_TAU}", "--set",
                                     f"forcing.acceleration=[{CHANNEL_G},0,0]", *regularized, *WSS],
+        "pipe with lb_vlbm": [os.path.join(cases, "poiseuille_pipe.toml"), "--steps", "150", "--set",
+                              "output.probe=[]", "--set", "geometry.length=2.5e-4", "--set", f"lattice.tau={PIPE_TAU}",
+                              *regularized, *VLBM],
     }
     for name, args in off_cases.items():
         slug = name.replace(" ", "_")
@@ -122,17 +168,13 @@ def main():
               "--set", "wall_shear.window_start=1.99"]
     env = {"OMP_NUM_THREADS": "1"}  # 32 nodes: OpenMP's start-up per step costs more than the work
     outs = {c: run(f"steady_c{c}", *steady, "--set", f"lb_bgk.smagorinsky={c}", env=env) for c in (0.0, C)}
-    case = hemo_output.case(outs[C])
-    dx, nu_phys, rho = case["lattice"]["dx"], case["fluid"]["viscosity"], case["fluid"]["density"]
+    case, dx, nu, g = lattice_units(outs[C], CHANNEL_TAU, CHANNEL_G)
+    rho = case["fluid"]["density"]
     H = case["geometry"]["size"][1] / dx
-    nu = (CHANNEL_TAU - 0.5) / 3.0
-    dt = nu * dx * dx / nu_phys
-    g = CHANNEL_G * dt * dt / dx
     umax = {}
     for c, out in outs.items():
-        coords, data = hemo_output.fields(out)
-        y = coords[:, 1] / dx
-        u = data["velocity"][:, 0] * dt / dx
+        coords, u = axial_velocity(out, dx, nu, case)
+        y = coords[:, 1]
         exact = channel_exact(y, H, g, nu, c)
         umax[c] = (float(np.max(u)), float(np.max(exact)))
         err = math.sqrt(float(np.sum((u - exact) ** 2) / np.sum(exact ** 2)))
@@ -154,6 +196,32 @@ def main():
         ok &= check(worst < 1e-4, f"steady channel, C = {c}: WSS at the wall nodes {np.mean(wss):.6f} Pa, the total "
                                   f"stress rho g (H - dx)/2 = {total:.6f} Pa to {worst:.1e} (bound 1e-4)")
     print(f"     (the molecular stress alone would be {100 * nu_t / (nu + nu_t):.1f}% lower there at C = {C})")
+
+    # 5. lb_vlbm's share by each node's tau_eff: restart, then the steady pipe.
+    pipe = [os.path.join(cases, "poiseuille_pipe.toml"), "--set", "output.probe=[]", "--set", "geometry.length=2.5e-4",
+            "--set", f"lattice.tau={PIPE_TAU}", "--set", f"forcing.acceleration=[{PIPE_G},0,0]", *regularized, *VLBM]
+    eddy = ["--set", f"lb_bgk.smagorinsky={PIPE_C}"]
+    whole = run("vlbm_restart_whole", *pipe, *eddy, "--steps", "300")
+    half = run("vlbm_restart", *pipe, *eddy, "--steps", "150", "--set", "checkpoint.every=150")
+    run("vlbm_restart", *pipe, *eddy, "--steps", "300", "--restart", half)
+    ok &= check(summary(whole)["population_checksum"] == summary(half)["population_checksum"],
+                f"lb_vlbm, C = {PIPE_C}: restarted after 150 of 300 steps, the uninterrupted run's checksum "
+                f"({summary(whole)['population_checksum']})")
+    outs = {c: run(f"vlbm_pipe_c{c}", *pipe, "--steps", str(PIPE_STEPS), "--set", f"lb_bgk.smagorinsky={c}", env=env)
+            for c in (0.0, PIPE_C)}
+    case, dx, nu, g = lattice_units(outs[PIPE_C], PIPE_TAU, PIPE_G)
+    R = case["geometry"]["radius"] / dx
+    top = {}
+    for c, out in outs.items():
+        coords, u = axial_velocity(out, dx, nu, case)
+        i = int(np.argmax(u))
+        r = float(np.hypot(coords[i, 1], coords[i, 2]))
+        top[c] = (float(u[i]), float(pipe_exact(np.array([r]), R, g, nu, c)[0]), r)
+        print(f"steady lb_vlbm pipe, C = {c}: u_max {top[c][0]:.6f} at r = {r:.3f} dx (exact {top[c][1]:.6f})")
+    lb_ratio, exact_ratio = top[PIPE_C][0] / top[0.0][0], top[PIPE_C][1] / top[0.0][1]
+    ok &= check(abs(lb_ratio / exact_ratio - 1) < 1e-2,
+                f"lb_vlbm pipe: u_max(C = {PIPE_C}) / u_max(0): {lb_ratio:.5f} against the Smagorinsky pipe's "
+                f"{exact_ratio:.5f} ({100 * (lb_ratio / exact_ratio - 1):+.3f}%, bound 1%)")
     return 0 if ok else 1
 
 

@@ -18,6 +18,7 @@ on the CPU, and asserts:
 Scenarios (small, for 2 cores oversubscribed):
   pipe      lb_bgk, walls, a Ladd velocity inlet, a Zou-He pressure outlet, probes, fields
   vlbm      lb_vlbm (solid fractions), the same iolets, fp32, Morton order
+  vlbm_les  the same under the Smagorinsky eddy viscosity (the share by each node's tau_eff)
   periodic  a channel periodic in x and z (halos wrap across ranks), body force, TRT
   sphere    Zou-He velocity inlet and pressure outlet, periodic sides, an obstacle (forces.csv)
   stl       lb_vlbm on a tilted STL pipe (hemoflow stl-pipe), each rank voxelizing its window
@@ -59,6 +60,13 @@ SCENARIOS = {
                                     "--set", "run.check_every=20", "--set", "geometry.solid_fraction=true",
                                     "--set", 'run.plugins=["lb_bgk","lb_vlbm","boundaries"]',
                                     "--set", 'run.precision="fp32"', "--set", 'lattice.ordering="morton"']),
+    # lb_vlbm under the Smagorinsky eddy viscosity: the share from each node's tau_eff,
+    # which lb_bgk writes every step (relaxation_time).
+    "vlbm_les": ("pipe_velocity.toml", ["--steps", "40", "--set", "lattice.dx=1e-3", "--set", "output.every=20",
+                                        "--set", "run.check_every=20", "--set", "geometry.solid_fraction=true",
+                                        "--set", 'run.plugins=["lb_bgk","lb_vlbm","boundaries"]',
+                                        "--set", 'run.precision="fp32"', "--set", 'lattice.ordering="morton"',
+                                        "--set", 'lb_bgk.collision="regularized"', "--set", "lb_bgk.smagorinsky=0.3"]),
     "periodic": ("poiseuille_channel.toml", ["--steps", "80", "--set", "geometry.size=[1.6e-3,8e-4,1.6e-3]",
                                              "--set", "partition.brick=4", "--set", "output.every=40"]),
     "stl": ("vlbm_pipe.toml", ["--steps", "30", "--set", "lattice.dx=1e-3", "--set", "lattice.dt=6.67e-4",
