@@ -30,6 +30,7 @@ not counted. Effective bandwidth = MFLUPS x bytes; fraction = effective / copy b
 """
 import argparse
 import datetime
+import glob
 import json
 import os
 import re
@@ -419,13 +420,12 @@ def findings(gpu, ncu, fx, storage):
 
 
 def scaling_section(docs):
-    """The "Several GPUs" section: the summary of docs/scaling.json (tools/bench/scaling.py,
-    which also writes this section when it measures), else where to find it."""
-    path = os.path.join(docs, "scaling.json")
-    if os.path.exists(path):
-        from scaling import summary_lines
-        with open(path) as f:
-            return summary_lines(json.load(f))
+    """The "Several GPUs" section: the newest measurement of each case in docs/scaling*.json
+    (tools/bench/scaling.py --index, which also writes this section), else where to find it."""
+    paths = sorted(glob.glob(os.path.join(docs, "scaling*.json")))
+    if paths:
+        from scaling import index, index_lines
+        return index_lines(index(paths))
     return ["Strong and weak scaling on several GPUs (one MPI rank per GPU), with the share of the step time spent "
             "waiting on the halo exchange, are measured by `tools/bench/scaling.py` and written to "
             "[scaling.md](scaling.md) (numbers in `docs/scaling.json`)."]

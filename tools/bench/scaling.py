@@ -35,6 +35,7 @@ usage: scaling.py --build DIR --mpiexec orterun --gpus 4 [--steps 500] [--repeat
 import argparse
 import csv
 import datetime
+import glob
 import json
 import os
 import subprocess
@@ -327,37 +328,82 @@ def tidy_command(cmd):
     return " ".join(out)
 
 
-def summary_lines(d):
-    """The targets and the efficiencies in a few lines, for docs/performance.md."""
-    L = [f"Measured {d['date']} at commit {d['commit']} on up to {d['gpus']} x {d['device'].split(' (')[0]} by "
-         f"`tools/bench/scaling.py` (details, time per step by phase, halo bytes and imbalance: [scaling.md](scaling.md), "
-         "numbers in `docs/scaling.json`).", "",
-         "| target (issue 14) | GPUs | least | measured | verdict |", "|---|---|---|---|---|"]
-    for v in d["verdicts"]:
+def history_position(commit_id):
+    """How many commits lead to commit_id (git rev-list --count), to order measurements of
+    one day; -1 outside a repository or for a commit it does not know."""
+    out = subprocess.run(["git", "rev-list", "--count", commit_id], cwd=ROOT, capture_output=True, text=True)
+    return int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip().isdigit() else -1
+
+
+def index(paths):
+    """The newest GPU measurement of each case over several scaling.json files (one call's
+    or several merged): for each (kind, case), the rows of the newest file that has it (by
+    date, then by place in the commit history, then by order given), each row with its
+    source; the targets' verdicts from those rows. What docs/performance.md summarises."""
+    found = []
+    for i, p in enumerate(paths):
+        with open(p) as f:
+            d = json.load(f)
+        if d.get("backend", "cuda") == "cuda":
+            found.append(((d["date"], history_position(d["commit"]), i), d, p))
+    found.sort(key=lambda x: x[0])
+    newest = {}
+    for _, d, p in found:
+        for r in d["runs"]:
+            newest[(r["kind"], r["case"])] = (d, p)
+    runs = []
+    for (kind, case), (d, p) in newest.items():
+        source = {"page": os.path.splitext(os.path.basename(p))[0] + ".md", "commit": d["commit"], "date": d["date"],
+                  "device": d["device"].split(" (")[0], "gpus": d["gpus"]}
+        runs += [{**r, "source": source} for r in d["runs"] if (r["kind"], r["case"]) == (kind, case)]
+    efficiencies(runs)
+    out = {"runs": runs, "counts": sorted({r["ranks"] for r in runs}), "sources": [p for _, _, p in found]}
+    out["verdicts"] = verdicts(out)
+    return out
+
+
+def index_lines(x):
+    """docs/performance.md's "Several GPUs" section from index(): the targets and each
+    case's step times, each with the measurement it comes from."""
+    def where(r):
+        s = r["source"]
+        return f"{s['commit']}, {s['date']}, {s['gpus']} x {s['device']}: [{s['page']}]({s['page']})"
+
+    L = ["The newest measurement of each case by `tools/bench/scaling.py` (one MPI rank per GPU), gathered from "
+         + ", ".join(f"`docs/{os.path.basename(p)}`" for p in x["sources"])
+         + " (`tools/bench/scaling.py --index docs/scaling*.json --docs docs` writes this section; each page has "
+         "the time per step by phase, the halo bytes and the imbalance).", "",
+         "| target (issue 14) | GPUs | least | measured | case | verdict | measured at |", "|---|---|---|---|---|---|---|"]
+    for v in x["verdicts"]:
+        r = next((r for r in x["runs"] if r["case"] == v.get("case") and r["ranks"] == v["gpus"]), None)
         val = f"{100 * v['value']:.1f}%" if v["value"] is not None else "-"
-        L.append(f"| {v['target']} | {v['gpus']} | {100 * v['least']:.0f}% | {val} | **{v['verdict']}** |")
-    L += ["", "| kind | case | " + " | ".join(f"{n} GPU{'s' if n > 1 else ''}" for n in d["counts"]) + " |",
-          "|---|---|" + "---|" * len(d["counts"])]
-    for kind, case in dict.fromkeys((r["kind"], r["case"]) for r in d["runs"]):
+        L.append(f"| {v['target']} | {v['gpus']} | {100 * v['least']:.0f}% | {val} | {v.get('case', '-')} | "
+                 f"**{v['verdict']}** | {where(r) if r else '-'} |")
+    L += ["", "| kind | case | " + " | ".join(f"{n} GPU{'s' if n > 1 else ''}" for n in x["counts"]) + " | measured at |",
+          "|---|---|" + "---|" * (len(x["counts"]) + 1)]
+    for kind, case in dict.fromkeys((r["kind"], r["case"]) for r in x["runs"]):
+        mine = [r for r in x["runs"] if (r["kind"], r["case"]) == (kind, case)]
         cells = []
-        for n in d["counts"]:
-            r = next((x for x in d["runs"] if (x["kind"], x["case"], x["ranks"]) == (kind, case, n)), None)
+        for n in x["counts"]:
+            r = next((r for r in mine if r["ranks"] == n), None)
             cells.append(f"{step_ms(r):.2f} ms ({100 * r['efficiency']:.0f}%)" if r and "efficiency" in r else "-")
-        L.append(f"| {kind} | {case} | " + " | ".join(cells) + " |")
-    return L + ["", "Step time on the slowest rank (efficiency in brackets)."]
+        L.append(f"| {kind} | {case} | " + " | ".join(cells) + f" | {where(mine[0])} |")
+    return L + ["", "Step time on the slowest rank (efficiency in brackets; cells: the median of differenced pairs)."]
 
 
-def update_performance(docs, d):
-    """Replaces the "## Several GPUs" section of docs/performance.md with the summary."""
+def update_performance(docs, paths=None):
+    """Replaces the "## Several GPUs" section of docs/performance.md (where `docs` has one)
+    with the index (index_lines) of `paths`, by default the scaling*.json files beside it."""
     path = os.path.join(docs, "performance.md")
-    if not os.path.exists(path):
+    paths = paths or sorted(glob.glob(os.path.join(docs, "scaling*.json")))
+    if not os.path.exists(path) or not paths:
         return
     text = open(path).read()
     start = text.find("## Several GPUs\n")
     end = text.find("\n## ", start + 3)  # the next section, whatever it is
     if start < 0 or end < start:
         return
-    body = "## Several GPUs\n\n" + "\n".join(summary_lines(d)) + "\n"
+    body = "## Several GPUs\n\n" + "\n".join(index_lines(index(paths))) + "\n"
     with open(path, "w") as f:
         f.write(text[:start] + body + text[end:])
 
@@ -485,18 +531,28 @@ def main():
                                                "merge them into --docs/scaling.json and write the pages")
     ap.add_argument("--rescan", metavar="WORK", help="with --report: rebuild the cells rows from the runs' summary.json "
                     "files in WORK (the call's --work, or its results copied), with this script's differencing")
+    ap.add_argument("--index", nargs="+", metavar="JSON",
+                    help="scaling.json files (docs/scaling*.json): print the newest measurement of each case (with "
+                         "--docs DIR: into DIR/performance.md's \"Several GPUs\" section, which every --docs write "
+                         "refreshes from the scaling*.json files beside it), and stop")
     ap.add_argument("--note", action="append", default=[], help="a paragraph for the page (what was not run, and why)")
     a = ap.parse_args()
+    if a.index:
+        print("\n".join(index_lines(index(a.index))))
+        if a.docs:
+            update_performance(a.docs, a.index)
+        return 0
     if a.report or a.merge:
         d = merge(a.merge) if a.merge else json.load(open(a.report))
         if a.rescan:
             d = rescan(d, a.rescan)
         d["notes"] = d.get("notes", []) + a.note
         docs = a.docs or os.path.dirname(os.path.abspath(a.report))
+        os.makedirs(docs, exist_ok=True)
         if a.merge or a.rescan:
             write_json(docs, "scaling.json", d)
         write_report(d, docs)
-        update_performance(docs, d)
+        update_performance(docs)
         return 0
     os.makedirs(a.work, exist_ok=True)
     counts = [int(x) for x in a.counts.split(",")] if a.counts else [1] + [2 ** k for k in range(1, 5) if 2 ** k <= a.gpus]
@@ -600,7 +656,7 @@ def main():
         os.makedirs(a.docs, exist_ok=True)
         write_json(a.docs, "scaling.json", data)
         write_report(data, a.docs)
-        update_performance(a.docs, data)
+        update_performance(a.docs)
     else:
         write_json(a.work, "scaling.json", data)
     return 0 if all(c["equal"] for c in checks) else 1
