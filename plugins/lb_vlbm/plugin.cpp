@@ -89,7 +89,7 @@ class VlbmIn final : public Vlbm {
     // relaxes at its own tau_eff >= tau, and the viscosity-weighted share takes the
     // receiving node's, which lb_bgk writes every step (Scheduler::require_relaxation_time):
     // with lattice.tau instead the wall moved outward by up to 0.23 dx (README).
-    per_node_tau_ = mixing_ == Mixing::viscosity_weighted && per_node_tau(st.config);
+    per_node_tau_ = per_node_tau(st.config);
     // The class's links, grouped by the node they enter (ReturnExcess runs one such node a thread).
     std::vector<std::uint32_t> order;
     for (std::size_t k = 0; k < m.links.size(); ++k)
@@ -126,7 +126,7 @@ class VlbmIn final : public Vlbm {
     direction_ = exec::to_device(st.space, direction);
     mix_ = exec::to_device(st.space, mix);
     if (mixing_ != Mixing::volume) {
-      returned_ = exec::to_device(st.space, returned);
+      if (!per_node_tau_) returned_ = exec::to_device(st.space, returned);  // per node: formed with m each step
       excess_ = exec::DeviceArray<Real>(st.space, count_);
     }
     mesh_ = &m;
@@ -158,6 +158,7 @@ class VlbmIn final : public Vlbm {
                                                      "nodes that take a pull mixed with bounce-back");
       tau.set_optional_restart_state();
       tau.array().upload(std::vector<Real>(m.stride, Real(st.units.tau)));
+      relaxation_time_ = &tau;
       st.scheduler.require_relaxation_time("lb_vlbm");
     }
     scratch_ = exec::DeviceArray<Real>(st.space, m.num_nodes);
@@ -190,8 +191,7 @@ class VlbmIn final : public Vlbm {
                                                           give_back ? excess_.data() : nullptr,
                                                           f.data(),
                                                           where,
-                                                          per_node_tau_ ? ctx.fields->get<Real>("relaxation_time").data()
-                                                                        : nullptr};
+                                                          relaxation_time_ ? relaxation_time_->data() : nullptr};
               exec::for_each(space_, {0, count_}, links, "lb_vlbm::partial_volume_links");
               if (give_back)
                 exec::for_each(space_, {0, nodes_mixed_},
@@ -228,6 +228,7 @@ class VlbmIn final : public Vlbm {
 
   Mixing mixing_;
   bool per_node_tau_ = false;  // the share from each receiving node's tau_eff (relaxation_time)
+  Field<Real>* relaxation_time_ = nullptr;  // "relaxation_time" with per_node_tau_
   exec::DeviceArray<std::uint32_t> link_, from_, to_, node_, first_;
   exec::DeviceArray<std::uint8_t> direction_;
   exec::DeviceArray<Real> mix_, returned_, excess_, scratch_;
@@ -266,11 +267,12 @@ class VlbmPlugin final : public Plugin {
       last = st.mesh.links.node[k];
     }
     const std::size_t real = st.precision == Precision::fp32 ? 4 : 8;
-    st.memory.array("lb_vlbm", "partial-volume links", links, 3 * sizeof(std::uint32_t) + 1 + 3 * real);
+    const bool per_node = per_node_tau(st.config);  // no returned share kept: formed each step
+    st.memory.array("lb_vlbm", "partial-volume links", links, 3 * sizeof(std::uint32_t) + 1 + (per_node ? 2 : 3) * real);
     st.memory.array("lb_vlbm", "nodes that partial-volume links enter", receiving + 1, 2 * sizeof(std::uint32_t));
     st.memory.node_field("lb_vlbm", "fluid_share", 1, real);
     st.memory.array("lb_vlbm", "particle count scratch", st.mesh.num_nodes, real);
-    if (per_node_tau(st.config)) {
+    if (per_node) {
       st.memory.node_field("lb_vlbm", "relaxation_time", 1, real);
       st.memory.node_field("lb_vlbm", "relaxation_time_nodes", 1, 1);
     }

@@ -36,6 +36,7 @@ import argparse
 import csv
 import datetime
 import glob
+import itertools
 import json
 import os
 import subprocess
@@ -429,17 +430,37 @@ def merge(paths):
     return d
 
 
+def pair_folders(out, repeat=None):
+    """The long runs' folders of a cell tube's differenced pairs, out[_r<i>] (each with its
+    out[_r<i>]_short): `repeat` of them, or with None every complete pair there is (folders
+    gathered from several calls, where a call cut short left fewer)."""
+    folders = []
+    for i in itertools.count():
+        folder = out + ("" if i == 0 else f"_r{i}")
+        if i == repeat or (repeat is None and not all(os.path.isfile(os.path.join(folder + t, "summary.json"))
+                                                      for t in ("", "_short"))):
+            return folders
+        folders.append(folder)
+
+
+def same_answer_checks(name, steps, runs):
+    """Each of runs [(ranks, long run's folder), ...] against the first: the cells' state and
+    population checksums after `steps` steps from the same checkpoint, bitwise."""
+    one = run_answer(runs[0][1])
+    checks = []
+    for n, out in runs[1:]:
+        many = run_answer(out)
+        checks.append({"what": f"tube {name} with cells, {steps} steps from the same checkpoint: cells' state "
+                               f"checksum and population checksum, {os.path.basename(runs[0][1])} and "
+                               f"{os.path.basename(out)} ({runs[0][0]} and {n} ranks)",
+                       "one": one, "many": many, "equal": one == many})
+    return checks
+
+
 def cell_row(a, name, n, out, repeat, copy_bw, cells=None):
-    """The row of a cell tube on n GPUs from the runs' folders out[_r<i>] and out[_r<i>]_short:
-    the median of the differenced pairs (each pair's ms per step kept). repeat: the pairs
-    expected; None: every complete pair there is (a rescan of folders gathered from several
-    calls, where a call cut short left fewer)."""
-    pairs = []
-    for i in range(repeat if repeat is not None else 1 << 30):
-        tag = "" if i == 0 else f"_r{i}"
-        if repeat is None and not all(os.path.isfile(os.path.join(f"{out}{tag}{t}", "summary.json")) for t in ("", "_short")):
-            break
-        pairs.append(differenced(load_run(f"{out}{tag}"), load_run(f"{out}{tag}_short")))
+    """The row of a cell tube on n GPUs from its pairs' folders (pair_folders): the median
+    of the differenced pairs (each pair's ms per step kept)."""
+    pairs = [differenced(load_run(f), load_run(f + "_short")) for f in pair_folders(out, repeat)]
     pairs.sort(key=lambda x: x["wall_seconds"])
     r = row(a, "strong", "cells", f"tube {name} with cells", n, pairs[len(pairs) // 2], copy_bw,
             cells=cell_count(out) if cells is None else cells)
@@ -468,16 +489,8 @@ def rescan(d, work):
     d["checks"] = [c for c in d["checks"] if " with cells, " not in c["what"]]
     for name in sorted({r["case"].split()[1] for r in rows if r["group"] == "cells"}):
         ranks = sorted(r["ranks"] for r in rows if r["group"] == "cells" and r["case"].split()[1] == name)
-        runs = [(n, f"{os.path.join(work, f'cells_{name}_{n}')}{'' if i == 0 else f'_r{i}'}") for n in ranks
-                for i in range(len(next(r for r in rows if r["case"].split()[1] == name and r["ranks"] == n)
-                                   ["ms_per_step_runs"]))]
-        one = run_answer(runs[0][1])
-        for n, out in runs[1:]:
-            many = run_answer(out)
-            d["checks"].append({"what": f"tube {name} with cells, {2 * d.get('cell_steps', 0)} steps from the same "
-                                        f"checkpoint: cells' state checksum and population checksum, "
-                                        f"{os.path.basename(runs[0][1])} and {os.path.basename(out)} ({ranks[0]} and "
-                                        f"{n} ranks)", "one": one, "many": many, "equal": one == many})
+        runs = [(n, f) for n in ranks for f in pair_folders(os.path.join(work, f"cells_{name}_{n}"))]
+        d["checks"] += same_answer_checks(name, 2 * d.get("cell_steps", 0), runs)
     efficiencies(d["runs"])
     d["verdicts"] = verdicts(d)
     d["rescanned"] = f"{datetime.date.today().isoformat()} at {commit()}"
@@ -620,7 +633,7 @@ def main():
             sd = run(a, G, case, seed, 1, ["--set", "checkpoint.final=true", "--set", f'rbc.placement="{a.cell_placement}"'],
                      unbound=True)
             seeding[name] = sd["setup_seconds"]
-            answers = {}
+            firsts = []  # each count's first long run, for the same-answer checks
             for n in counts:
                 # Timed as the difference of a run of 2N and one of N steps from that
                 # checkpoint: each one's set-up, first steps (kernels loaded, buffers grown)
@@ -638,11 +651,10 @@ def main():
                     run(a, n, case, f"{out}{tag}_short", 1 + a.cell_steps, timed)
                     run(a, n, case, f"{out}{tag}", 1 + 2 * a.cell_steps, timed)
                 rows.append(cell_row(a, name, n, out, a.repeat, copy_bw))
-                answers[n] = run_answer(out)
-                if n != counts[0]:  # every count restarted from the same cells: the same answer, bitwise
-                    checks.append({"what": f"tube {name} with cells, {2 * a.cell_steps} steps from the same checkpoint: "
-                                           f"cells' state checksum and population checksum on {counts[0]} and {n} ranks",
-                                   "one": answers[counts[0]], "many": answers[n], "equal": answers[counts[0]] == answers[n]})
+                # Every count restarted from the same cells: the same answer, bitwise.
+                firsts.append((n, out))
+                if len(firsts) > 1:
+                    checks += same_answer_checks(name, 2 * a.cell_steps, [firsts[0], firsts[-1]])
                 save_partial(a, rows, checks)
 
     efficiencies(rows)
