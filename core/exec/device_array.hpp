@@ -155,6 +155,16 @@ class HostBuffer {
   /// before it, the elements are there once the device has been waited for (any later
   /// synchronous copy, or cuda::synchronize_compute).
   void download_queued(const T* from, std::size_t n) { download_with(from, n, cuda::copy_to_host_queued); }
+  /// download() on a copy stream (CUDA backend, `copy` given): queued after the kernels
+  /// issued before it, it does not wait for later ones; after copy->wait() the elements
+  /// are there and those kernels done (n = 0 too). The host backend, or no `copy`, copies
+  /// at once.
+  void download_on(cuda::AsyncCopy* copy, const T* from, std::size_t n) {
+    if (space_ == Space::host || copy == nullptr) return download(from, n);
+    resize(n);
+    if (n) copy->copy(data_, from, n * sizeof(T));
+    else copy->after_compute();
+  }
   /// The first size() elements into the run's memory at `to`.
   void upload(T* to) const {
     if (size_ == 0) return;

@@ -323,16 +323,17 @@ class ParticleTable {
   /// packed_bytes() (group_slice). Gathered on the device group by group, then one copy to
   /// the host, into pinned memory where `out` is a HostBuffer of the CUDA space (no
   /// regrouping on the host). A row may be in several groups (the cells several ranks take
-  /// as ghosts).
+  /// as ghosts). With `copy` (CUDA), the copy to the host goes on that copy stream and is
+  /// there after copy->wait(); kernels issued meanwhile run beside it (HostBuffer::download_on).
   void pack_groups(const std::uint32_t* rows, std::span<const std::size_t> group_first,
-                   exec::HostBuffer<unsigned char>& out) {
+                   exec::HostBuffer<unsigned char>& out, exec::cuda::AsyncCopy* copy = nullptr) {
     const std::size_t n = group_first.empty() ? 0 : group_first.back(), per = packed_bytes();
     out.resize(n * per);
     if (n == 0) return;
     unsigned char* staging = staging_for(n * per);
     for (std::size_t g = 0; g + 1 < group_first.size(); ++g)
       pack_into(rows + group_first[g], group_first[g + 1] - group_first[g], staging + group_first[g] * per);
-    out.download(staging, n * per);
+    out.download_on(copy, staging, n * per);
   }
   /// Group g's bytes in pack_groups' buffer.
   std::span<const unsigned char> group_slice(exec::HostBuffer<unsigned char>& packed,

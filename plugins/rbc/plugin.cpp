@@ -207,16 +207,19 @@ class Cells {
     st.scheduler.add(Phase::particles, "cells_to_tiles", "rbc", [this](StepContext& ctx) { sort_into_tiles(ctx); });
     if (many_ranks()) {
       // The frontier's cells and the far velocity travel while the internal cells'
-      // forces, which need neither, run on the device (paper sec. 3.3; the kernel is not
-      // fenced, so the next action's time holds what is left of it).
-      // Timed apart as the phases: the frontier gather (pack and download), the
-      // transfer (post, then wait: the wait also holds what is left of the internal
-      // forces' kernel) and the insertion of the ghosts.
+      // forces, which need neither, run on the device (paper sec. 3.3): the frontier is
+      // packed and its download queued on a copy stream, the internal forces queued behind
+      // the packing, and the host waits for the download only (frontier_post), so the
+      // device computes through the download, the sizes round and the messages (the
+      // kernel is not fenced, so a later action's time holds what is left of it).
+      // Timed apart as the phases: the frontier gather (pack, queue the download),
+      // the transfer (post: the download's wait and the sends; wait: the messages) and
+      // the insertion of the ghosts.
       st.scheduler.add(Phase::particles, "frontier_gather", "rbc",
                        [this, &fields](StepContext& ctx) { gather_frontier(fields.get<Real>("streamed_velocity"), ctx.step); });
-      st.scheduler.add(Phase::particles, "frontier_post", "rbc", [this](StepContext&) { post_frontier(); });
       st.scheduler.add(Phase::particles, "cell_forces_internal", "rbc", [this](StepContext&) { forces(0, frontier_first_); },
                        Scheduler::Sync::overlapped);
+      st.scheduler.add(Phase::particles, "frontier_post", "rbc", [this](StepContext&) { post_frontier(); });
       st.scheduler.add(Phase::particles, "frontier_wait", "rbc", [this](StepContext&) { wait_frontier(); });
       // The insertion in three actions (appended, sorted into tiles, ordered), so that a
       // fenced run times each part.
@@ -317,6 +320,7 @@ class Cells {
     frontier_out_ = exec::HostBuffer<unsigned char>(space_);
     frontier_in_ = exec::HostBuffer<unsigned char>(space_);
     ghost_first_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_tiles() + 2);
+    if (space_ == exec::Space::cuda) copies_ = std::make_unique<exec::cuda::AsyncCopy>();
     log::info(str("rbc: rank ", comm_->rank(), " shares cells with ", peers_.size(), " rank(s); far velocity: ",
                   far_.send_nodes.size(), " nodes out, ", far_.num_slots(), " in"));
   }
@@ -882,7 +886,7 @@ class Cells {
           sent_rows_.push_back(r);
       sent_first_.push_back(sent_rows_.size());
     }
-    table_->pack_groups(device_rows(sent_rows_), sent_first_, frontier_out_);
+    table_->pack_groups(device_rows(sent_rows_), sent_first_, frontier_out_, copies_.get());
     // The far velocity halo (ranks.hpp): this rank's streamed velocity at the nodes its
     // peers' cells reach, theirs at the points of its external tiles.
     const std::size_t out = far_.send_nodes.size(), in = far_.num_slots();
@@ -890,11 +894,12 @@ class Cells {
       exec::for_each(space_, {0, std::uint32_t(out)},
                      GatherVelocity<Real>{velocity.data(), velocity.stride(), far_send_nodes_.data(), far_send_.data()},
                      "rbc::gather_far_velocity");
-    far_out_.download(far_send_.data(), 3 * out);
+    far_out_.download_on(copies_.get(), far_send_.data(), 3 * out);
     far_in_.resize(3 * in);
   }
 
   void post_frontier() {
+    if (copies_) copies_->wait();  // the ghosts' and the far velocity's downloads (gather_frontier)
     std::vector<comm::Message> sends, receives;
     for (std::size_t p = 0; p < peers_.size(); ++p) {
       const std::size_t s0 = far_.send_first[p], s1 = far_.send_first[p + 1], r0 = far_.receive_first[p],
@@ -954,11 +959,11 @@ class Cells {
     ghost_ends_.download_queued(ghost_first_.data() + tiles, 2);  // kept, then the faults' end
   }
 
-  /// After the device has been waited for: the ghosts sort_ghosts counted as kept must be
+  /// Once sort_ghosts' count has landed (post_ghost_records waits for a copy queued after
+  /// it): the ghosts sort_ghosts counted as kept must be
   /// all that arrived (a ghost in a tile of this rank or a third rank's, or in none near
   /// this rank, means the ranks disagree on who owns what: never dropped silently).
   void check_ghosts() {
-    if (space_ == exec::Space::cuda) exec::cuda::synchronize_compute("rbc: the ghosts' count");
     // Sorted by key: kept [0, kept), faults [kept, faults_end), in no tile near this rank
     // [faults_end, arrived).
     const std::uint32_t kept = ghost_ends_.data()[0], faults_end = ghost_ends_.data()[1];
@@ -1058,13 +1063,19 @@ class Cells {
 
   NodeCells node_cells() { return {node_count_.data(), node_cells_.data(), cells_per_node}; }
 
+  /// On many ranks the rows sent as ghosts are kicked first and their spreading records
+  /// downloaded on a copy stream while the other rows are kicked (post_ghost_records waits
+  /// for that copy only). The node lists are sorted before they are read, so the order of
+  /// the kicks does not change the answer.
   void kick(FieldRegistry& fields) {
     const auto& velocity = fields.get<Real>("streamed_velocity");
     records_.resize_at_least(space_, count());
-    exec::for_each(space_, {0, owned_},
-                   CellKick<Real>{columns(), model_, view_, velocity.data(), velocity.stride(), far_velocity_.data(),
-                                  records_.data(), node_cells()},
-                   "rbc::cell_kick");
+    const CellKick<Real> k{columns(), model_, view_, velocity.data(), velocity.stride(), far_velocity_.data(),
+                           records_.data(), node_cells()};
+    const std::uint32_t sent = many_ranks() ? first_sent_row_ : owned_;
+    if (sent < owned_) exec::for_each(space_, {sent, owned_}, k, "rbc::cell_kick_sent");
+    if (many_ranks()) records_out_.download_on(copies_.get(), records_.data() + sent, owned_ - sent);
+    if (sent > 0) exec::for_each(space_, {0, sent}, k, "rbc::cell_kick");
     if (count() > owned_) {
       exec::for_each(space_, {owned_, count()},
                      GhostCover<Real>{table_->get<Real>("position").data(), table_->get<Real>("orientation").data(),
@@ -1080,7 +1091,7 @@ class Cells {
     using Record = SpreadRecord<Real>;
     // The rows sent are frontier rows (a test's misrouted ghost: an internal row too).
     const std::uint32_t from = first_sent_row_;
-    records_out_.download(records_.data() + from, owned_ - from);
+    if (copies_) copies_->wait();  // the sent rows' records (kick), and sort_ghosts' count queued before them
     check_ghosts();
     records_send_.resize(sent_rows_.size());
     for (std::size_t i = 0; i < sent_rows_.size(); ++i) records_send_.data()[i] = records_out_.data()[sent_rows_[i] - from];
@@ -1314,6 +1325,7 @@ class Cells {
   exec::DeviceArray<std::uint32_t> too_fast_;       // CellDrift's flag
   exec::DeviceArray<std::uint32_t> row_list_;       // device_rows()
   exec::HostBuffer<unsigned char> frontier_out_, frontier_in_;  // pinned: this step's ghosts, each peer's back to back
+  std::unique_ptr<exec::cuda::AsyncCopy> copies_;  // CUDA on many ranks: the frontier's and the sent records' downloads
   std::vector<std::size_t> frontier_in_first_;                  // where each peer's ghosts start in frontier_in_
   exec::HostBuffer<Real> far_out_, far_in_;          // this step's far velocity, in flight (pinned)
   bool keep_owned_ = false;                          // a restart on many ranks: drop the cells of other ranks first

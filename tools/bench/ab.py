@@ -26,7 +26,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import differenced, ms_per_step, run_answer, run_summary  # noqa: E402
+from benchlib import differenced, mpi_launch, ms_per_step, run_answer, run_summary  # noqa: E402
 
 
 def main():
@@ -46,16 +46,17 @@ def main():
     if len(builds) < 2 or any(len(b) != 2 for b in builds):
         raise SystemExit("ab.py: give two or more --build NAME=DIR")
     os.makedirs(a.work, exist_ok=True)
-    launch = [a.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(a.ranks)] if a.ranks > 1 else []
     sets = [x for kv in a.set for x in ("--set", kv)]
 
-    def run(build, out, steps, extra=()):
-        cmd = [*launch, os.path.join(build, "bin", "hemoflow"), "run", a.case, "--quiet", "--progress", "never",
-               "--backend", a.backend, "--steps", str(steps), "--output", out, *sets, *extra]
+    def run(build, out, steps, extra=(), unbound=False):
+        cmd = [*mpi_launch(a.mpiexec, a.ranks, unbound), os.path.join(build, "bin", "hemoflow"), "run", a.case,
+               "--quiet", "--progress", "never", "--backend", a.backend, "--steps", str(steps), "--output", out,
+               *sets, *extra]
         return run_summary(cmd, out)
 
     seed = os.path.join(a.work, "seed")
-    run(builds[0][1], seed, 1, ["--set", "checkpoint.final=true"])
+    # The seed run unbound: its set-up may place cells on every core (benchlib.mpi_launch).
+    run(builds[0][1], seed, 1, ["--set", "checkpoint.final=true"], unbound=True)
     pairs = {name: [] for name, _ in builds}
     answers = {name: set() for name, _ in builds}
     for r in range(a.rounds):

@@ -43,8 +43,8 @@ import subprocess
 import sys
 import time
 
-from benchlib import (ROOT, brick_bytes, commit, differenced, load_run, ms_per_step, run_answer, run_summary,
-                      sparse_bytes, write_json, write_page)
+from benchlib import (ROOT, brick_bytes, commit, differenced, load_run, mpi_launch, ms_per_step, run_answer,
+                      run_summary, sparse_bytes, write_json, write_page)
 
 # Issue 14's targets: (kind, case group, GPU count) -> least efficiency.
 TARGETS = [("strong", "fluid", 4, 0.90, "strong scaling of the fluid tree at 4 GPUs"),
@@ -77,14 +77,7 @@ CELL_GROUPS = {  # as tools/bench/rbc.py's scaling page
 
 
 def launch(a, ranks, unbound=False):
-    """The MPI launch of `ranks` ranks (none for one). unbound: every rank may use every core
-    (Open MPI binds each of 1-2 ranks to one core by default, so a set-up's OpenMP work, such
-    as placing the cells by tile colours, would run on one thread: 2026-11-27, the 8x tube's
-    placement on 2 ranks did not end in 9 minutes, against 85 s on 4 ranks bound to sockets)."""
-    if ranks == 1:
-        return []
-    return [a.mpiexec, "--allow-run-as-root", "--oversubscribe", *(["--bind-to", "none"] if unbound else []), "-np",
-            str(ranks)]
+    return mpi_launch(a.mpiexec, ranks, unbound)
 
 
 def run(a, ranks, case, out, steps, extra=(), unbound=False):
