@@ -67,7 +67,7 @@ FLUID_GROUPS = {
 CELL_GROUPS = {  # as tools/bench/rbc.py's scaling page
     "migration": ["rbc.cells_to_tiles"],
     "frontier": ["rbc.frontier_gather", "rbc.frontier_post", "rbc.frontier_wait", "rbc.ghost_records",
-                 "rbc.ghost_insert", "rbc.ghost_append", "rbc.ghost_sort", "rbc.ghost_order",
+                 "rbc.ghost_insert", "rbc.ghost_append", "rbc.ghost_sort", "rbc.ghost_order", "rbc.ghost_cover",
                  "rbc.ghost_records_post", "rbc.ghost_records_wait"],  # the first two: runs before 2026-11-27
     "forces": ["rbc.cell_forces_internal", "rbc.cell_forces"],
     "coupling": ["lb_bgk.streamed_velocity", "rbc.cell_kick", "rbc.spread_drag"],
