@@ -497,22 +497,6 @@ struct GhostCover {
   }
 };
 
-/// One launch for the rows sent as ghosts (kicked) and the ghosts themselves (entered),
-/// rows [kick_first, first_ghost) and [first_ghost, end): both are a few thousand rows,
-/// where a kernel of one row per thread lasts about as long as one row's serial walk over
-/// its support, so alone each would leave most of the device idle for that time
-/// (docs/rbc_ranks.md, fenced profile of 2026-11-27: the cover alone 0.22 ms a step).
-template <class Real>
-struct KickSentAndCover {
-  CellKick<Real> kick;
-  GhostCover<Real> cover;
-  std::uint32_t first_ghost;
-  HEMO_HD void operator()(std::uint32_t i) const {
-    if (i < first_ghost) kick(i);
-    else cover(i);
-  }
-};
-
 /// The force density on node n: the share of every cell whose support holds it (this
 /// rank's and other ranks' cells alike). The cells come from the node's list (NodeCells),
 /// sorted so that they add in ascending cell id whatever order the increments came in and
