@@ -40,7 +40,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="pairs per build, interleaved (default 3)")
     ap.add_argument("--set", action="append", default=[], help="key=value for every run")
     ap.add_argument("--work", default="/tmp/ab")
-    ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--json", help="write the results here (again after every round, so a run cut short keeps its rounds)")
     a = ap.parse_args()
     builds = [b.split("=", 1) for b in a.build]
     if len(builds) < 2 or any(len(b) != 2 for b in builds):
@@ -59,6 +59,25 @@ def main():
     run(builds[0][1], seed, 1, ["--set", "checkpoint.final=true"], unbound=True)
     pairs = {name: [] for name, _ in builds}
     answers = {name: set() for name, _ in builds}
+
+    def ms(d):
+        return 1e3 * d["wall_seconds"] / d["steps"]
+
+    def summary(rounds_done):
+        result = {"case": a.case, "ranks": a.ranks, "steps": a.steps, "rounds": rounds_done, "sets": a.set,
+                  "device": pairs[builds[0][0]][0].get("device"), "builds": {}}
+        base = None
+        for name, build in builds:
+            times = [ms(d) for d in pairs[name][:rounds_done]]
+            med = statistics.median(times)
+            base = med if base is None else base
+            per_pair = [ms_per_step(d) for d in pairs[name][:rounds_done]]
+            per_action = {k: statistics.median(p.get(k, 0.0) for p in per_pair) for k in per_pair[0]}
+            result["builds"][name] = {"dir": build, "ms_per_step": med, "rounds_ms": times, "change": med / base - 1,
+                                      "actions_ms": per_action, "answers": sorted(answers[name])}
+        result["same_answer"] = len(set().union(*answers.values())) == 1
+        return result
+
     for r in range(a.rounds):
         for name, build in builds:
             out = os.path.join(a.work, f"{name}_{r}")
@@ -68,23 +87,12 @@ def main():
             answers[name].add(run_answer(out))
             d = pairs[name][-1]
             print(f"round {r + 1} {name}: {1e3 * d['wall_seconds'] / d['steps']:.3f} ms/step", flush=True)
-
-    def ms(d):
-        return 1e3 * d["wall_seconds"] / d["steps"]
-
-    result = {"case": a.case, "ranks": a.ranks, "steps": a.steps, "rounds": a.rounds, "sets": a.set,
-              "device": pairs[builds[0][0]][0].get("device"), "builds": {}}
-    base = None
+        # Every finished round is kept: a run cut short by a time limit still leaves its rounds.
+        result = summary(r + 1)
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(result, f, indent=1)
     all_answers = set().union(*answers.values())
-    for name, build in builds:
-        times = [ms(d) for d in pairs[name]]
-        med = statistics.median(times)
-        base = med if base is None else base
-        per_pair = [ms_per_step(d) for d in pairs[name]]
-        per_action = {k: statistics.median(p.get(k, 0.0) for p in per_pair) for k in per_pair[0]}
-        result["builds"][name] = {"dir": build, "ms_per_step": med, "rounds_ms": times, "change": med / base - 1,
-                                  "actions_ms": per_action, "answers": sorted(answers[name])}
-    result["same_answer"] = len(all_answers) == 1
     print(f"\n{a.ranks} rank(s), {a.case}, pairs of {2 * a.steps} and {a.steps} steps, {a.rounds} rounds interleaved")
     print("| build | ms/step (median) | rounds | change |")
     print("|---|---|---|---|")
@@ -101,9 +109,6 @@ def main():
             print(f"| {k} | " + " | ".join(f"{v:.3f}" for v in vals) + " |")
     print(f"\nsame populations and cells after {2 * a.steps} steps in every run: "
           f"{'yes' if result['same_answer'] else 'NO: ' + ', '.join(sorted(all_answers))}")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(result, f, indent=1)
     return 0 if result["same_answer"] else 1
 
 
