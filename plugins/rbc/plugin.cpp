@@ -962,9 +962,9 @@ class Cells {
   }
 
   /// Once sort_ghosts' count has landed (post_ghost_records waits for a copy queued after
-  /// it): the ghosts sort_ghosts counted as kept must be
-  /// all that arrived (a ghost in a tile of this rank or a third rank's, or in none near
-  /// this rank, means the ranks disagree on who owns what: never dropped silently).
+  /// it): the ghosts sort_ghosts counted as kept must be all that arrived (a ghost in a
+  /// tile of this rank or a third rank's, or in none near this rank, means the ranks
+  /// disagree on who owns what: never dropped silently).
   void check_ghosts() {
     // Sorted by key: kept [0, kept), faults [kept, faults_end), in no tile near this rank
     // [faults_end, arrived).
