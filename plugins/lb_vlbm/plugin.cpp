@@ -89,7 +89,7 @@ class VlbmIn final : public Vlbm {
     // relaxes at its own tau_eff >= tau, and the viscosity-weighted share takes the
     // receiving node's, which lb_bgk writes every step (Scheduler::require_relaxation_time):
     // with lattice.tau instead the wall moved outward by up to 0.23 dx (README).
-    per_node_tau_ = per_node_tau(st.config);
+    const bool per_node = per_node_tau(st.config);
     // The class's links, grouped by the node they enter (ReturnExcess runs one such node a thread).
     std::vector<std::uint32_t> order;
     for (std::size_t k = 0; k < m.links.size(); ++k)
@@ -112,7 +112,7 @@ class VlbmIn final : public Vlbm {
       from.push_back(x);
       to.push_back(y);
       direction.push_back(m.links.direction[k]);
-      mix.push_back(Real(per_node_tau_ ? phi : share));  // per node: the share is formed each step from phi
+      mix.push_back(Real(per_node ? phi : share));  // per node: the share is formed each step from phi
       returned.push_back(Real(phi - share));
     }
     first.push_back(static_cast<std::uint32_t>(link.size()));
@@ -126,7 +126,7 @@ class VlbmIn final : public Vlbm {
     direction_ = exec::to_device(st.space, direction);
     mix_ = exec::to_device(st.space, mix);
     if (mixing_ != Mixing::volume) {
-      if (!per_node_tau_) returned_ = exec::to_device(st.space, returned);  // per node: formed with m each step
+      if (!per_node) returned_ = exec::to_device(st.space, returned);  // per node: formed with m each step
       excess_ = exec::DeviceArray<Real>(st.space, count_);
     }
     mesh_ = &m;
@@ -143,7 +143,7 @@ class VlbmIn final : public Vlbm {
     st.fields.declare_node_field<Real>("fluid_share", 1, "lb_vlbm", "1 - P: the fluid share of each cell (VLBM)")
         .array()
         .upload(share);
-    if (per_node_tau_) {
+    if (per_node) {
       // The receiving nodes' tau_eff, lattice.tau before the first collision; restart
       // state (optional: a checkpoint without it starts from lattice.tau), so a restarted
       // run forms the same shares as one run through.
@@ -168,7 +168,7 @@ class VlbmIn final : public Vlbm {
     log::info(str("lb_vlbm: ", p.partial_cells(), " partial cells (0 < P < 1), ", st.comm.sum(std::uint64_t(count_)),
                   " pulls from a more solid cell mixed with bounce-back (",
                   mixing_ == Mixing::volume ? "volume share"
-                  : per_node_tau_           ? "viscosity-weighted share, by each node's eddy-viscosity tau"
+                  : per_node                ? "viscosity-weighted share, by each node's eddy-viscosity tau"
                                             : "viscosity-weighted share", ")"));
     // Before the collide-stream kernel, which reads the link values written here.
     st.scheduler.add(Phase::begin_step, "partial_volume_links", "lb_vlbm", [this](StepContext& ctx) {
@@ -227,8 +227,7 @@ class VlbmIn final : public Vlbm {
   }
 
   Mixing mixing_;
-  bool per_node_tau_ = false;  // the share from each receiving node's tau_eff (relaxation_time)
-  Field<Real>* relaxation_time_ = nullptr;  // "relaxation_time" with per_node_tau_
+  Field<Real>* relaxation_time_ = nullptr;  // "relaxation_time": the share from each receiving node's tau_eff
   exec::DeviceArray<std::uint32_t> link_, from_, to_, node_, first_;
   exec::DeviceArray<std::uint8_t> direction_;
   exec::DeviceArray<Real> mix_, returned_, excess_, scratch_;

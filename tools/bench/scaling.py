@@ -76,13 +76,9 @@ CELL_GROUPS = {  # as tools/bench/rbc.py's scaling page
 }
 
 
-def launch(a, ranks, unbound=False):
-    return mpi_launch(a.mpiexec, ranks, unbound)
-
-
 def run(a, ranks, case, out, steps, extra=(), unbound=False):
-    cmd = [*launch(a, ranks, unbound), os.path.join(a.build, "bin", "hemoflow"), "run", case, "--quiet", "--progress",
-           "never", "--backend", a.backend, "--steps", str(steps), "--output", out,
+    cmd = [*mpi_launch(a.mpiexec, ranks, unbound), os.path.join(a.build, "bin", "hemoflow"), "run", case, "--quiet",
+           "--progress", "never", "--backend", a.backend, "--steps", str(steps), "--output", out,
            # --fence-actions: each action's device time in the table by group (as measured before
            # 2026-11-26, f2b4979 included); without, the default scheduling that users run.
            "--set", f"run.fence_actions={'true' if a.fence_actions else 'false'}",
