@@ -22,6 +22,7 @@
 #include "core/sim/checkpoint.hpp"
 #include "core/sim/divergence_report.hpp"
 #include "core/sim/memory_plan.hpp"
+#include "core/sim/step_times.hpp"
 #include "core/sim/summary.hpp"
 #include "core/sim/units.hpp"
 
@@ -155,6 +156,7 @@ class Simulation {
   std::vector<std::unique_ptr<Plugin>> plugins_;
   double initial_mass_ = 0.0;
   std::size_t device_free_at_start_ = 0;
+  StepTimes step_times_;  // the host's time in each step's actions (summary.json "step_seconds")
   SpeedHistory speed_history_{1};  // the largest speeds of the last monitor steps (divergence_report.hpp)
 };
 

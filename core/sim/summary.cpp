@@ -44,6 +44,12 @@ std::string RunSummary::to_json() const {
   j.end_array();
   j.key("wall_seconds").value(wall_seconds);
   j.key("steps_seconds").value(steps_seconds);
+  j.key("step_seconds").begin_object();
+  j.key("median").value(step_median);
+  j.key("p90").value(step_p90);
+  j.key("p99").value(step_p99);
+  j.key("max").value(step_max);
+  j.end_object();
   j.key("setup_seconds").value(setup_seconds);
   j.key("mlups").value(mlups);
   j.key("halo_links").value(halo_links);

@@ -29,6 +29,9 @@ struct RunSummary {
   std::vector<std::string> plugins;
   double wall_seconds = 0.0;       // time loop only
   double steps_seconds = 0.0;      // the steps alone: the loop until the device's backlog is done (no run-end actions, no closing of files)
+  /// The host's time in each step's actions (StepTimes): median, 90th and 99th
+  /// percentile and the largest, each the slowest rank's.
+  double step_median = 0.0, step_p90 = 0.0, step_p99 = 0.0, step_max = 0.0;
   double setup_seconds = 0.0;
   double mlups = 0.0;              // million fluid-node updates per second
   std::uint64_t halo_links = 0;         // CUDA, several ranks: rank-to-neighbour halo links, all ranks

@@ -140,9 +140,12 @@ void Simulation::run() {
       ctx.moments_due = scheduler_->moments_every_step() || output_->due(s) || s % check_every_ == 0 || s == steps_;
       ctx.snapshot_due = output_->snapshot_due(s);
       ctx.stress_due = scheduler_->viscous_stress_due(s, ctx.moments_due);
+      const auto step_start = std::chrono::steady_clock::now();
       scheduler_->run_step(ctx);
+      const auto step_end = std::chrono::steady_clock::now();
+      step_times_.add(std::chrono::duration<double>(step_end - step_start).count());
       summary_.steps = s;
-      summary_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      summary_.wall_seconds = std::chrono::duration<double>(step_end - t0).count();
       progress.update(s, summary_.mass_relative_drift);
       // The wall-clock budget is looked at on the monitor's steps, by every rank at once
       // (the slowest rank's clock decides), so all ranks stop after the same step.
@@ -202,6 +205,10 @@ void Simulation::run() {
   // The slowest rank's time is the run's.
   summary_.wall_seconds = comm_->max(summary_.wall_seconds);
   summary_.steps_seconds = comm_->max(summary_.steps_seconds);
+  summary_.step_median = comm_->max(step_times_.quantile(0.5));
+  summary_.step_p90 = comm_->max(step_times_.quantile(0.9));
+  summary_.step_p99 = comm_->max(step_times_.quantile(0.99));
+  summary_.step_max = comm_->max(step_times_.largest());
   summary_.mlups = summary_.wall_seconds > 0
                        ? double(summary_.fluid_nodes) * double(summary_.steps - first_step_) / summary_.wall_seconds / 1e6
                        : 0.0;

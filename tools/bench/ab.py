@@ -9,19 +9,24 @@ run of 2N and one of N steps (benchlib.differenced: set-up, first steps and each
 output phase left out), and alternates the builds round by round (A, B, C, A, B, C, ...),
 so that a drift of the machine touches all alike. Reported: each build's median ms per
 step and every round's, the change against the first build, the slowest rank's ms per
-step of each action, and whether every build's populations and cells after 2N steps are
+step of each action, how each round's steps spread (the longer run's median, 90th and
+99th percentile and largest step, summary.json's step_seconds), and whether every build's populations and cells after 2N steps are
 bitwise the same (population_checksum; the cells' state checksum in cells.csv if the
 case has cells).
 
 A build is NAME=DIR, DIR holding bin/hemoflow (and its plugins, found beside it as the
-bundle puts them, or in DIR/lib). Set-up options go to every run (--set).
+bundle puts them, or in DIR/lib). Set-up options go to every run (--set). The same DIR
+under two names, with --launch NAME="mpiexec options" for one of them, compares ways of
+launching one build (binding, -x OMP_NUM_THREADS=...) on many ranks.
 
 usage: ab.py --build new=.bundle --build old=.bundle_old --case tube.toml --ranks 4
              [--mpiexec orterun] [--steps 500] [--rounds 3] [--set key=value ...] [--json OUT]
+             [--launch NAME="--bind-to none" ...]
 """
 import argparse
 import json
 import os
+import shlex
 import statistics
 import sys
 
@@ -41,15 +46,25 @@ def main():
     ap.add_argument("--set", action="append", default=[], help="key=value for every run")
     ap.add_argument("--work", default="/tmp/ab")
     ap.add_argument("--json", help="write the results here (again after every round, so a run cut short keeps its rounds)")
+    ap.add_argument("--launch", action="append", default=[],
+                    help='NAME="options": mpiexec options for build NAME\'s timed runs (e.g. "--bind-to none")')
     a = ap.parse_args()
     builds = [b.split("=", 1) for b in a.build]
     if len(builds) < 2 or any(len(b) != 2 for b in builds):
         raise SystemExit("ab.py: give two or more --build NAME=DIR")
+    launch = {}
+    for spec in a.launch:
+        name, _, options = spec.partition("=")
+        if name not in dict(builds) or not options:
+            raise SystemExit(f"ab.py: --launch {spec}: expected NAME=OPTIONS with NAME one of the builds")
+        if a.ranks == 1:
+            raise SystemExit("ab.py: --launch needs --ranks 2 or more (one rank runs without mpiexec)")
+        launch[name] = shlex.split(options)
     os.makedirs(a.work, exist_ok=True)
     sets = [x for kv in a.set for x in ("--set", kv)]
 
-    def run(build, out, steps, extra=(), unbound=False):
-        cmd = [*mpi_launch(a.mpiexec, a.ranks, unbound), os.path.join(build, "bin", "hemoflow"), "run", a.case,
+    def run(build, out, steps, extra=(), unbound=False, options=()):
+        cmd = [*mpi_launch(a.mpiexec, a.ranks, unbound), *options, os.path.join(build, "bin", "hemoflow"), "run", a.case,
                "--quiet", "--progress", "never", "--backend", a.backend, "--steps", str(steps), "--output", out,
                *sets, *extra]
         return run_summary(cmd, out)
@@ -59,6 +74,7 @@ def main():
     run(builds[0][1], seed, 1, ["--set", "checkpoint.final=true"], unbound=True)
     pairs = {name: [] for name, _ in builds}
     answers = {name: set() for name, _ in builds}
+    spread = {name: [] for name, _ in builds}  # each round's long run: summary.json step_seconds, ms
 
     def ms(d):
         return 1e3 * d["wall_seconds"] / d["steps"]
@@ -73,20 +89,24 @@ def main():
             base = med if base is None else base
             per_pair = [ms_per_step(d) for d in pairs[name][:rounds_done]]
             per_action = {k: statistics.median(p.get(k, 0.0) for p in per_pair) for k in per_pair[0]}
-            result["builds"][name] = {"dir": build, "ms_per_step": med, "rounds_ms": times, "change": med / base - 1,
-                                      "actions_ms": per_action, "answers": sorted(answers[name])}
+            result["builds"][name] = {"dir": build, "launch": launch.get(name, []), "ms_per_step": med, "rounds_ms": times, "change": med / base - 1,
+                                      "actions_ms": per_action, "answers": sorted(answers[name]),
+                                      "rounds_step_ms": spread[name][:rounds_done]}
         result["same_answer"] = len(set().union(*answers.values())) == 1
         return result
 
     for r in range(a.rounds):
         for name, build in builds:
             out = os.path.join(a.work, f"{name}_{r}")
-            short = run(build, out + "_short", 1 + a.steps, ["--restart", seed])
-            long = run(build, out, 1 + 2 * a.steps, ["--restart", seed])
+            short = run(build, out + "_short", 1 + a.steps, ["--restart", seed], options=launch.get(name, ()))
+            long = run(build, out, 1 + 2 * a.steps, ["--restart", seed], options=launch.get(name, ()))
             pairs[name].append(differenced(long, short))
             answers[name].add(run_answer(out))
+            q = {k: 1e3 * v for k, v in long.get("step_seconds", {}).items()}  # hemoflow since 2026-11-27
+            spread[name].append(q)
             d = pairs[name][-1]
-            print(f"round {r + 1} {name}: {1e3 * d['wall_seconds'] / d['steps']:.3f} ms/step", flush=True)
+            steps = f" (steps of the {2 * a.steps}-step run: " + ", ".join(f"{k} {v:.3f}" for k, v in q.items()) + " ms)"
+            print(f"round {r + 1} {name}: {1e3 * d['wall_seconds'] / d['steps']:.3f} ms/step{steps if q else ''}", flush=True)
         # Every finished round is kept: a run cut short by a time limit still leaves its rounds.
         result = summary(r + 1)
         if a.json:
