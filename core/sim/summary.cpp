@@ -44,6 +44,8 @@ std::string RunSummary::to_json() const {
   j.end_array();
   j.key("wall_seconds").value(wall_seconds);
   j.key("steps_seconds").value(steps_seconds);
+  j.key("steady_seconds").value(steady_seconds);
+  j.key("steady_steps").value(steady_steps);
   j.key("step_seconds").begin_object();
   j.key("median").value(step_median);
   j.key("p90").value(step_p90);

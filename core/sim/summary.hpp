@@ -32,6 +32,12 @@ struct RunSummary {
   /// The host's time in each step's actions (StepTimes): median, 90th and 99th
   /// percentile and the largest, each the slowest rank's.
   double step_median = 0.0, step_p90 = 0.0, step_p99 = 0.0, step_max = 0.0;
+  /// The steps after the warm-up (the first tenth of the run's steps, at most 10, which pay
+  /// one-off costs): from the end of the last warm-up step, the device's work waited for,
+  /// to the end of steps_seconds; slowest rank. steady_seconds / steady_steps is the time
+  /// per step of a single run.
+  double steady_seconds = 0.0;
+  std::int64_t steady_steps = 0;
   double setup_seconds = 0.0;
   double mlups = 0.0;              // million fluid-node updates per second
   std::uint64_t halo_links = 0;         // CUDA, several ranks: rank-to-neighbour halo links, all ranks

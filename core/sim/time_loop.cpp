@@ -132,6 +132,12 @@ void Simulation::run() {
   speed_history_ = SpeedHistory(check_every_);
   log::info(first_step_ > 0 ? str("running steps ", first_step_ + 1, " to ", steps_) : str("running ", steps_, " steps"));
   const auto t0 = std::chrono::steady_clock::now();
+  // The steady steps start after the warm-up: the first steps after a set-up or restart
+  // pay one-off costs (kernels loaded on first launch, first messages, buffers growing):
+  // about 1 s, varying by +-0.2 s between runs, in the first step of the MUPHY cell tube on
+  // 4 x H100 (2026-11-27), +-0.4 ms a step in a 500-step difference (docs/rbc_ranks.md).
+  const std::int64_t warmup_end = first_step_ + std::min<std::int64_t>(10, (steps_ - first_step_) / 10);
+  auto steady_start = t0;
   bytes_sent_at_start_ = comm_->bytes_sent();
   try {
     for (std::int64_t s = first_step_ + 1; s <= steps_; ++s) {
@@ -174,12 +180,20 @@ void Simulation::run() {
         log::warn("stopping: " + summary_.stopped_early);
         break;
       }
+      if (s == warmup_end) {
+        scheduler_->finish_steps();  // the warm-up's device work is the warm-up's
+        steady_start = std::chrono::steady_clock::now();
+      }
     }
     scheduler_->finish_steps();  // the device's backlog is the steps', not the run-end actions'
     // The steps' time without what the run pays once at its end (run-end actions, the
     // closing of output files: seconds for a large snapshot, and varying), which
     // wall_seconds holds: benchmarks difference this one (tools/bench/benchlib.py).
-    summary_.steps_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto steps_end = std::chrono::steady_clock::now();
+    summary_.steps_seconds = std::chrono::duration<double>(steps_end - t0).count();
+    const bool warmed = summary_.steps >= warmup_end;  // not: stopped by a signal within the warm-up
+    summary_.steady_seconds = warmed ? std::chrono::duration<double>(steps_end - steady_start).count() : 0.0;
+    summary_.steady_steps = warmed ? summary_.steps - warmup_end : 0;
     if (StopSignals::caught() && summary_.interrupted_by.empty())
       log::warn(str(signal_name(StopSignals::caught()), " received after the last step: the run ends as it would have"));
     // What sums up the run (plugins' time statistics), after its last step: also when the
@@ -205,6 +219,7 @@ void Simulation::run() {
   // The slowest rank's time is the run's.
   summary_.wall_seconds = comm_->max(summary_.wall_seconds);
   summary_.steps_seconds = comm_->max(summary_.steps_seconds);
+  summary_.steady_seconds = comm_->max(summary_.steady_seconds);
   summary_.step_median = comm_->max(step_times_.quantile(0.5));
   summary_.step_p90 = comm_->max(step_times_.quantile(0.9));
   summary_.step_p99 = comm_->max(step_times_.quantile(0.99));

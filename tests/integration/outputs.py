@@ -9,8 +9,8 @@ import xml.dom.minidom
 
 from common import arguments, check, hemo_output, run_hemoflow, summary
 
-REQUIRED = ["steps", "fluid_nodes", "ranks", "backend", "device", "wall_seconds", "steps_seconds", "step_seconds",
-            "mlups", "mass_relative_drift", "phase_seconds", "status"]
+REQUIRED = ["steps", "fluid_nodes", "ranks", "backend", "device", "wall_seconds", "steps_seconds", "steady_seconds",
+            "steady_steps", "step_seconds", "mlups", "mass_relative_drift", "phase_seconds", "status"]
 
 
 def main():
@@ -26,6 +26,9 @@ def main():
     q = s.get("step_seconds", {})
     ok &= check(0 < q.get("median", 0) <= q.get("p90", 0) <= q.get("p99", 0) <= q.get("max", 0) <= s["steps_seconds"],
                 f"step_seconds {q}: 0 < median <= p90 <= p99 <= max <= steps_seconds")
+    ok &= check(s.get("steady_steps") == 490 and 0 < s.get("steady_seconds", 0) < s["steps_seconds"],
+                f"steady_steps {s.get('steady_steps')} = 500 less a warm-up of 10, steady_seconds "
+                f"{s.get('steady_seconds')} in (0, steps_seconds)")
     ok &= check(s["status"] == "ok" and s["steps"] == 500 and s["ranks"] == 1, "status ok, 500 steps, 1 rank")
     ok &= check("collide_interior" in s["phase_seconds"], "phase_seconds lists collide_interior")
     steps = hemo_output.field_steps(out)

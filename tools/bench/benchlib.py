@@ -152,9 +152,11 @@ def differenced(long, short):
     """The steps a run took beyond a shorter one of the same case from the same start, as a
     summary.json of its own: steps, wall time, every action's time (and each rank's, with
     its exposed halo wait) are the differences, so that what both runs pay once (set-up,
-    the first steps' one-off costs, the last step's check, the device's backlog at the end)
-    cancels; the output phase's time is taken out of each run first (it did not cancel). A difference that is not positive (noise larger than the steps'
-    time) gives no wall time (NaN), with a message."""
+    the last step's check, the device's backlog at the end) cancels, and the warm-up steps
+    are left out of both (steady_seconds, where the runs have it; the actions' times still
+    hold the warm-up, in both runs); the output phase's time is taken out of each run first
+    (it did not cancel). A difference that is not positive (noise larger than the steps'
+    time) gives no wall time (NaN), with a message. "timed_by" names the clock used."""
     def minus(x, y):
         return {k: v - y.get(k, 0.0) for k, v in x.items()}
     d = dict(long)
@@ -163,11 +165,19 @@ def differenced(long, short):
     # closing of output files, run-end actions), which varies by seconds for a large case
     # (the 8x cell tube: 2.5 s between two runs) and does not cancel; wall_seconds before.
     key = "steps_seconds" if "steps_seconds" in long and "steps_seconds" in short else "wall_seconds"
+    # steady_seconds (hemoflow since 2026-11-27): the loop after a warm-up of 10 steps,
+    # which both runs skip alike. The first step after a restart took 0.8-1.3 s on the
+    # MUPHY cell tube on 4 x H100 (2026-11-27), and its variation did not cancel: +-0.4 ms
+    # a step in a 500-step difference, the whole run-to-run spread that call saw.
+    if all("steady_seconds" in r and r.get("steady_steps", 0) > 0 for r in (long, short)) and \
+            long["steps"] - long["steady_steps"] == short["steps"] - short["steady_steps"]:
+        key = "steady_seconds"
     # Less each run's output phase (the slowest rank's): the runs write once, at their last
     # step (every cell downloaded and written to cells.csv), and that varied by 0.1-0.3 s
     # between runs of the MUPHY cell tube (4 x H100, 2026-11-27), +-0.4 ms a step at
     # N = 500; what it also holds of the device's backlog is at most one step's, in both.
     d["wall_seconds"] = (long[key] - output_seconds(long)) - (short[key] - output_seconds(short))
+    d["timed_by"] = key
     d["action_seconds"] = minus(long.get("action_seconds", {}), short.get("action_seconds", {}))
     if long.get("rank_reports"):
         d["rank_reports"] = [{**rl, "action_seconds": minus(rl["action_seconds"], rs["action_seconds"]),
