@@ -12,7 +12,6 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
-#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -116,123 +115,125 @@ void append_big_endian(std::string& out, T value) {
   out.append(reinterpret_cast<const char*>(b), sizeof(T));
 }
 
-/// For each point, the nearest of `nodes` (row-major N x 3, m), ties to the lower row:
-/// a uniform grid of buckets `cell` wide over the nodes' bounding box, searched in
-/// growing shells until no unsearched bucket can hold a nearer node.
-std::vector<std::size_t> nearest_rows(const std::vector<double>& nodes, const std::vector<std::array<double, 3>>& points,
-                                      double cell) {
-  const std::size_t n = nodes.size() / 3;
-  std::array<double, 3> lo{}, hi{};
-  for (int a = 0; a < 3; ++a) {
-    lo[a] = std::numeric_limits<double>::max();
-    hi[a] = std::numeric_limits<double>::lowest();
-  }
-  for (std::size_t r = 0; r < n; ++r)
+/// The wall nodes (row-major N x 3, m) in a uniform grid of buckets `cell` wide over their
+/// bounding box, rows ascending in each bucket: the one spatial search behind the surface
+/// map, for the nearest node (surface_radius = 0) and the nodes within a radius.
+class NodeBuckets {
+ public:
+  NodeBuckets(const std::vector<double>& nodes, double cell) : nodes_(nodes), cell_(cell) {
+    const std::size_t n = nodes.size() / 3;
     for (int a = 0; a < 3; ++a) {
-      lo[a] = std::min(lo[a], nodes[3 * r + a]);
-      hi[a] = std::max(hi[a], nodes[3 * r + a]);
+      lo_[a] = std::numeric_limits<double>::max();
+      hi_[a] = std::numeric_limits<double>::lowest();
     }
-  std::array<int, 3> dims{};
-  for (int a = 0; a < 3; ++a) dims[a] = std::max(1, int((hi[a] - lo[a]) / cell) + 1);
-  auto bucket_of = [&](const double* p, int a) { return std::clamp(int(std::floor((p[a] - lo[a]) / cell)), 0, dims[a] - 1); };
-  const std::size_t buckets = static_cast<std::size_t>(dims[0]) * dims[1] * dims[2];
-  std::vector<std::uint32_t> first(buckets + 1, 0);
-  std::vector<std::size_t> bucket(n);
-  for (std::size_t r = 0; r < n; ++r) {
-    const double* p = &nodes[3 * r];
-    bucket[r] = std::size_t(bucket_of(p, 0)) + std::size_t(dims[0]) * (bucket_of(p, 1) + std::size_t(dims[1]) * bucket_of(p, 2));
-    ++first[bucket[r] + 1];
+    for (std::size_t r = 0; r < n; ++r)
+      for (int a = 0; a < 3; ++a) {
+        lo_[a] = std::min(lo_[a], nodes[3 * r + a]);
+        hi_[a] = std::max(hi_[a], nodes[3 * r + a]);
+      }
+    for (int a = 0; a < 3; ++a) dims_[a] = n == 0 ? 1 : std::max(1, int((hi_[a] - lo_[a]) / cell) + 1);
+    first_.assign(std::size_t(dims_[0]) * dims_[1] * dims_[2] + 1, 0);
+    std::vector<std::size_t> bucket(n);
+    for (std::size_t r = 0; r < n; ++r) {
+      const double* p = &nodes[3 * r];
+      bucket[r] = index(axis_bucket(p, 0), axis_bucket(p, 1), axis_bucket(p, 2));
+      ++first_[bucket[r] + 1];
+    }
+    std::partial_sum(first_.begin(), first_.end(), first_.begin());
+    rows_.resize(n);
+    std::vector<std::uint32_t> fill(first_.begin(), first_.end() - 1);
+    for (std::size_t r = 0; r < n; ++r) rows_[fill[bucket[r]]++] = r;  // ascending row within a bucket
   }
-  std::partial_sum(first.begin(), first.end(), first.begin());
-  std::vector<std::size_t> rows(n);
-  {
-    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
-    for (std::size_t r = 0; r < n; ++r) rows[fill[bucket[r]]++] = r;  // ascending row within a bucket
-  }
-  std::vector<std::size_t> out(points.size(), 0);
-  for (std::size_t t = 0; t < points.size(); ++t) {
-    const double* p = points[t].data();
-    const int bx = bucket_of(p, 0), by = bucket_of(p, 1), bz = bucket_of(p, 2);
+
+  /// The nearest node to p, ties to the lower row (row 0 with no nodes): buckets searched
+  /// in growing shells until no unsearched bucket can hold a nearer node.
+  std::size_t nearest(const double* p) const {
+    const int bx = axis_bucket(p, 0), by = axis_bucket(p, 1), bz = axis_bucket(p, 2);
     // A point outside the box is as far from it as from its clamped bucket's faces or more:
     // the shell bound below counts from the clamped bucket, so add that distance.
     double outside2 = 0.0;
     for (int a = 0; a < 3; ++a) {
-      const double d = std::max({lo[a] - p[a], p[a] - hi[a], 0.0});
+      const double d = std::max({lo_[a] - p[a], p[a] - hi_[a], 0.0});
       outside2 += d * d;
     }
     double best = std::numeric_limits<double>::max();
     std::size_t best_row = 0;
-    const int largest = std::max({dims[0], dims[1], dims[2]});
+    const int largest = std::max({dims_[0], dims_[1], dims_[2]});
     for (int s = 0; s <= largest; ++s) {
       // Every node in shell s is at least (s - 1) cells away from p (p lies in or beside bucket b).
       if (best < std::numeric_limits<double>::max()) {
-        const double reach = std::max(0, s - 1) * cell;
+        const double reach = std::max(0, s - 1) * cell_;
         if (reach * reach + outside2 > best) break;
       }
       for (int k = bz - s; k <= bz + s; ++k)
         for (int j = by - s; j <= by + s; ++j)
           for (int i = bx - s; i <= bx + s; ++i) {
             if (std::max({std::abs(i - bx), std::abs(j - by), std::abs(k - bz)}) != s) continue;
-            if (i < 0 || j < 0 || k < 0 || i >= dims[0] || j >= dims[1] || k >= dims[2]) continue;
-            const std::size_t b = std::size_t(i) + std::size_t(dims[0]) * (std::size_t(j) + std::size_t(dims[1]) * k);
-            for (std::uint32_t e = first[b]; e < first[b + 1]; ++e) {
-              const std::size_t r = rows[e];
-              const double dx = nodes[3 * r] - p[0], dy = nodes[3 * r + 1] - p[1], dz = nodes[3 * r + 2] - p[2];
-              const double d2 = dx * dx + dy * dy + dz * dz;
-              if (d2 < best || (d2 == best && r < best_row)) {
-                best = d2;
-                best_row = r;
-              }
-            }
+            if (i < 0 || j < 0 || k < 0 || i >= dims_[0] || j >= dims_[1] || k >= dims_[2]) continue;
+            visit(index(i, j, k), p, [&](std::size_t r, double d2) {
+              if (d2 < best || (d2 == best && r < best_row)) best = d2, best_row = r;
+            });
           }
     }
-    out[t] = best_row;
+    return best_row;
   }
-  return out;
-}
 
-/// For each point, the rows of `nodes` (row-major N x 3, m) within `radius` of it, in
-/// ascending row order, or its nearest row alone where none is that close
-/// (nearest_rows). Buckets `radius` wide: the 27 around a point's hold every candidate.
-std::vector<std::vector<std::size_t>> rows_within(const std::vector<double>& nodes,
-                                                  const std::vector<std::array<double, 3>>& points, double radius) {
-  const std::size_t n = nodes.size() / 3;
-  std::vector<std::vector<std::size_t>> out(points.size());
-  if (n == 0) return out;
-  std::array<double, 3> lo{};
-  for (int a = 0; a < 3; ++a) {
-    lo[a] = nodes[std::size_t(a)];
-    for (std::size_t r = 0; r < n; ++r) lo[a] = std::min(lo[a], nodes[3 * r + a]);
+  /// The nodes within `radius` of p (distance <= radius), rows ascending.
+  std::vector<std::size_t> within(const double* p, double radius) const {
+    std::vector<std::size_t> out;
+    int from[3], to[3];
+    for (int a = 0; a < 3; ++a) {
+      from[a] = axis_bucket(p, a, -radius);
+      to[a] = axis_bucket(p, a, radius);
+    }
+    const double r2 = radius * radius;
+    for (int k = from[2]; k <= to[2]; ++k)
+      for (int j = from[1]; j <= to[1]; ++j)
+        for (int i = from[0]; i <= to[0]; ++i)
+          visit(index(i, j, k), p, [&](std::size_t r, double d2) {
+            if (d2 <= r2) out.push_back(r);
+          });
+    std::sort(out.begin(), out.end());
+    return out;
   }
-  auto cell = [&](const double* q, int a) { return (long long)std::floor((q[a] - lo[a]) / radius); };
-  std::map<std::array<long long, 3>, std::vector<std::size_t>> buckets;  // rows ascending in each
-  for (std::size_t r = 0; r < n; ++r)
-    buckets[{cell(&nodes[3 * r], 0), cell(&nodes[3 * r], 1), cell(&nodes[3 * r], 2)}].push_back(r);
-  std::vector<std::array<double, 3>> lonely;
-  std::vector<std::size_t> lonely_at;
-  const double r2 = radius * radius;
-  for (std::size_t t = 0; t < points.size(); ++t) {
-    const double* q = points[t].data();
-    const long long bx = cell(q, 0), by = cell(q, 1), bz = cell(q, 2);
-    for (long long k = bz - 1; k <= bz + 1; ++k)
-      for (long long j = by - 1; j <= by + 1; ++j)
-        for (long long i = bx - 1; i <= bx + 1; ++i) {
-          const auto b = buckets.find({i, j, k});
-          if (b == buckets.end()) continue;
-          for (const std::size_t r : b->second) {
-            const double dx = nodes[3 * r] - q[0], dy = nodes[3 * r + 1] - q[1], dz = nodes[3 * r + 2] - q[2];
-            if (dx * dx + dy * dy + dz * dz <= r2) out[t].push_back(r);
-          }
-        }
-    std::sort(out[t].begin(), out[t].end());
-    if (out[t].empty()) {
-      lonely.push_back(points[t]);
-      lonely_at.push_back(t);
+
+ private:
+  /// The bucket of coordinate p[a] + shift along axis a, clamped into the grid.
+  int axis_bucket(const double* p, int a, double shift = 0.0) const {
+    return int(std::clamp(std::floor((p[a] + shift - lo_[a]) / cell_), 0.0, double(dims_[a] - 1)));
+  }
+  std::size_t index(int i, int j, int k) const {
+    return std::size_t(i) + std::size_t(dims_[0]) * (std::size_t(j) + std::size_t(dims_[1]) * std::size_t(k));
+  }
+  /// f(row, squared distance to p) for each node of bucket b.
+  template <class F>
+  void visit(std::size_t b, const double* p, F&& f) const {
+    for (std::uint32_t e = first_[b]; e < first_[b + 1]; ++e) {
+      const std::size_t r = rows_[e];
+      const double dx = nodes_[3 * r] - p[0], dy = nodes_[3 * r + 1] - p[1], dz = nodes_[3 * r + 2] - p[2];
+      f(r, dx * dx + dy * dy + dz * dz);
     }
   }
-  if (!lonely.empty()) {
-    const std::vector<std::size_t> nearest = nearest_rows(nodes, lonely, radius);
-    for (std::size_t k = 0; k < lonely.size(); ++k) out[lonely_at[k]] = {nearest[k]};
+
+  const std::vector<double>& nodes_;
+  double cell_;
+  std::array<double, 3> lo_{}, hi_{};
+  std::array<int, 3> dims_{};
+  std::vector<std::uint32_t> first_;
+  std::vector<std::size_t> rows_;
+};
+
+/// For each point, the rows of `nodes` within `radius` of it (ascending), or its nearest
+/// row alone where none is that close; radius 0: the nearest row alone.
+std::vector<std::vector<std::size_t>> surface_rows(const std::vector<double>& nodes,
+                                                   const std::vector<std::array<double, 3>>& points, double radius,
+                                                   double dx) {
+  std::vector<std::vector<std::size_t>> out(points.size());
+  if (nodes.empty()) return out;
+  const NodeBuckets buckets(nodes, radius > 0 ? radius : 2.0 * dx);
+  for (std::size_t t = 0; t < points.size(); ++t) {
+    if (radius > 0) out[t] = buckets.within(points[t].data(), radius);
+    if (out[t].empty()) out[t] = {buckets.nearest(points[t].data())};
   }
   return out;
 }
@@ -934,11 +935,7 @@ class WallShearIn final : public WallShear {
                            surface.vertices[surface.triangles[t][2]][a]) /
                           3.0;
     const std::vector<std::vector<std::size_t>> near =
-        surface_radius_ > 0 ? rows_within(nodes_.points, centroids, surface_radius_ * mesh_->dx) : [&] {
-          std::vector<std::vector<std::size_t>> one;
-          for (const std::size_t r : nearest_rows(nodes_.points, centroids, 2.0 * mesh_->dx)) one.push_back({r});
-          return one;
-        }();
+        surface_rows(nodes_.points, centroids, surface_radius_ * mesh_->dx, mesh_->dx);
     // Per triangle: TAWSS and mean WSS averaged over its nodes (rows ascending: the same
     // sums on any rank count), OSI = (1 - |mean| / TAWSS) / 2, RRT = 1 / |mean|.
     const std::size_t m = surface.size();
