@@ -143,7 +143,11 @@ def row(a, kind, group, label, ranks, s, copy_bw, cells=None):
                                     if s.get("rank_reports") and "message_bytes_per_step" in s["rank_reports"][0] else None),
          "ms_per_step": ms_per_step(s), "device": s.get("device", ""),
          "halo_links": s.get("halo_links", 0), "halo_device_links": s.get("halo_device_links", 0),
-         "fenced": a.fence_actions}
+         "fenced": a.fence_actions,
+         # The run's median step (summary.json step_seconds, hemoflow since 2026-11-27; of a
+         # differenced pair, the longer run's): a diagnostic beside step ms, not timed by
+         # differences, so a first step's one-off cost does not move it.
+         "median_step_ms": 1e3 * s["step_seconds"]["median"] if "step_seconds" in s else None}
     if cells is not None:
         r["cells"] = cells
     r["step_ms"] = step_ms(r)
@@ -255,14 +259,15 @@ def write_report(d, docs):
     for c in checks:
         L.append(f"- {c['what']}: {c['one']} and {c['many']}: **{'equal' if c['equal'] else 'DIFFERENT'}**")
     L += ["", "## Runs", "",
-          "| kind | case | GPUs | fluid nodes | cells | layout, precision | MLUPS (wall) | ms/step (wall) | step ms | efficiency | B/update | "
-          "bandwidth fraction | exposed halo wait (worst rank) | halo MB/step (all ranks) | MPI MB/step (all ranks) | imbalance | "
-          "set-up s |",
-          "|---" * 17 + "|"]
+          "| kind | case | GPUs | fluid nodes | cells | layout, precision | MLUPS (wall) | ms/step (wall) | step ms | "
+          "median step ms | efficiency | B/update | bandwidth fraction | exposed halo wait (worst rank) | "
+          "halo MB/step (all ranks) | MPI MB/step (all ranks) | imbalance | set-up s |",
+          "|---" * 18 + "|"]
     for r in rows:
         eff = f"{100 * r['efficiency']:.1f}%" if "efficiency" in r else "-"
         L.append(f"| {r['kind']} | {r['case']} | {r['ranks']} | {r['nodes']:,} | {r.get('cells', 0):,} | "
-                 f"{r['layout']}, {r['precision']} | {r['mlups']:.0f} | {1e3 * r['seconds_per_step']:.3f} | {step_ms(r):.3f} | {eff} | "
+                 f"{r['layout']}, {r['precision']} | {r['mlups']:.0f} | {1e3 * r['seconds_per_step']:.3f} | {step_ms(r):.3f} | "
+                 + (f"{r['median_step_ms']:.3f}" if r.get("median_step_ms") else "-") + f" | {eff} | "
                  f"{r['bytes_per_update']} | {100 * r['bandwidth_fraction']:.1f}% | {100 * r['comm_share']:.1f}% | "
                  f"{r['halo_bytes_per_step'] / 1e6:.2f} | "
                  + (f"{r['message_bytes_per_step'] / 1e6:.2f}" if r.get("message_bytes_per_step") is not None else "-")
@@ -286,7 +291,11 @@ def write_report(d, docs):
                      f" | {other:.3f} | {1e3 * r['seconds_per_step']:.3f} |")
     L += ["", "Step ms: the wall time per step less the output phase's actions (each run writes once, at its last "
           "step; on the slowest rank), or, for unfenced runs, the wall time per step; for differenced rows (since "
-          "2026-11-27) the difference of the two runs' loop times (steps_seconds), each less its output phase (slowest rank). Efficiency: strong, t_1 / (N t_N) of the step ms; weak, t_1 / t_N with the same "
+          "2026-11-27) the difference of the two runs' loop times (steps_seconds; since the night of 2026-11-27 their "
+          "steady_seconds, the loop after a warm-up of 10 steps that both runs skip), each less its output phase "
+          "(slowest rank). Median step ms: the median of the (longer) run's steps, the host's time in each step's "
+          "actions (summary.json step_seconds: binned, to within 3.7%; '-' for runs before it was recorded), a "
+          "diagnostic that a first step's one-off cost does not move. Efficiency: strong, t_1 / (N t_N) of the step ms; weak, t_1 / t_N with the same "
           "nodes per GPU. MLUPS (wall): hemoflow's own, over the wall time with the output. Exposed halo wait: the time a rank waited for its messages after the "
           "GPU had finished the interior, plus the upload of the halo, over the run's wall time. Imbalance: the "
           "largest rank's fluid nodes over the mean. Only the populations that cross an interface travel (5 of 19 "
