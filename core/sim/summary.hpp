@@ -32,7 +32,7 @@ struct RunSummary {
   /// The host's time in each step's actions (StepTimes): median, 90th and 99th
   /// percentile and the largest, each the slowest rank's.
   double step_median = 0.0, step_p90 = 0.0, step_p99 = 0.0, step_max = 0.0;
-  /// The steps after the warm-up (the first tenth of the run's steps, at most 10, which pay
+  /// The steps after the warm-up (the first 10 steps of a run of 20 or more, which pay
   /// one-off costs): from the end of the last warm-up step, the device's work waited for,
   /// to the end of steps_seconds; slowest rank. steady_seconds / steady_steps is the time
   /// per step of a single run.
