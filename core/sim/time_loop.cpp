@@ -238,6 +238,9 @@ void Simulation::run() {
   summary_.population_checksum = hex;
   log::info(str("done: ", summary_.steps, " steps in ", fmt_f(summary_.wall_seconds, 3), " s, ",
                 fmt_f(summary_.mlups, 2), " MLUPS, mass drift ", fmt_g(summary_.mass_relative_drift, 3)));
+  if (summary_.steps > first_step_)
+    log::info(str("host time per step: median ", fmt_g(1e3 * summary_.step_median, 3), " ms, 99th percentile ",
+                  fmt_g(1e3 * summary_.step_p99, 3), " ms, longest ", fmt_g(1e3 * summary_.step_max, 3), " ms"));
   log::info("time per action:\n" + scheduler_->timing_table(summary_.wall_seconds));
 }
 
