@@ -2,17 +2,22 @@
 """Two or more builds of hemoflow timed on one case, interleaved, from one checkpoint.
 
 A change's effect on a step of a few ms was smaller than the spread between runs on one
-machine (docs/rbc_ranks.md: 2.0-3.1 ms for the same code on 4 x H100), so a comparison
-of builds run one after the other says little. This script starts every run from the
-same checkpoint (made once, by the first build), times each build as the difference of a
-run of 2N and one of N steps (benchlib.differenced: set-up, first steps and each run's
-output phase left out), and alternates the builds round by round (A, B, C, A, B, C, ...),
-so that a drift of the machine touches all alike. Reported: each build's median ms per
-step and every round's, the change against the first build, the slowest rank's ms per
-step of each action, how each round's steps spread (the longer run's median, 90th and
-99th percentile and largest step, summary.json's step_seconds), and whether every build's populations and cells after 2N steps are
-bitwise the same (population_checksum; the cells' state checksum in cells.csv if the
-case has cells).
+machine (docs/rbc_ranks.md: 2.0-3.1 ms for the same code on 4 x H100, in the steps away
+from the median, the first after the restart above all, which a difference does not
+cancel; since 2026-11-27 differences are timed by summary.json's steady_seconds, after a
+warm-up, not yet checked on a GPU), so a comparison of builds run one after the other
+says little. This script starts every run from the same checkpoint (made once, by the first
+build), times each build as the difference of a run of 2N and one of N steps
+(benchlib.differenced: set-up, warm-up and each run's output phase left out), and
+alternates the builds round by round (A, B, C, A, B, C, ...), so that a drift of the
+machine touches all alike. Reported: each build's median ms per step and every round's;
+the change against the first build, with a reading (faster or slower where the two
+builds' ranges of rounds do not overlap, else within the noise); the slowest rank's ms
+per step of each action; how each round's steps spread (the longer run's median, 90th
+and 99th percentile and largest step, summary.json's step_seconds); and whether every
+build's populations and cells after 2N steps are bitwise the same (population_checksum;
+the cells' state checksum in cells.csv if the case has cells). The same build under two
+names (an A/A) shows the noise itself.
 
 A build is NAME=DIR, DIR holding bin/hemoflow (and its plugins, found beside it as the
 bundle puts them, or in DIR/lib). Set-up options go to every run (--set). The same DIR
@@ -79,19 +84,30 @@ def main():
     def ms(d):
         return 1e3 * d["wall_seconds"] / d["steps"]
 
+    def verdict(times, base_times):
+        """Against the first build, round by round (the rounds are interleaved): how many
+        rounds were faster, and whether the two builds' ranges of rounds are apart. A change
+        whose ranges overlap is within the run-to-run noise: no conclusion."""
+        faster = sum(t < b for t, b in zip(times, base_times))
+        apart = max(times) < min(base_times) or min(times) > max(base_times)
+        return {"faster_rounds": faster, "rounds": len(times), "ranges_apart": apart,
+                "reading": ("faster" if max(times) < min(base_times) else "slower") if apart else "within the noise"}
+
     def summary(rounds_done):
         result = {"case": a.case, "ranks": a.ranks, "steps": a.steps, "rounds": rounds_done, "sets": a.set,
                   "device": pairs[builds[0][0]][0].get("device"), "builds": {}}
-        base = None
+        base = base_times = None
         for name, build in builds:
             times = [ms(d) for d in pairs[name][:rounds_done]]
             med = statistics.median(times)
-            base = med if base is None else base
+            if base is None:
+                base, base_times = med, times
             per_pair = [ms_per_step(d) for d in pairs[name][:rounds_done]]
             per_action = {k: statistics.median(p.get(k, 0.0) for p in per_pair) for k in per_pair[0]}
             result["builds"][name] = {"dir": build, "launch": launch.get(name, []), "ms_per_step": med, "rounds_ms": times, "change": med / base - 1,
                                       "actions_ms": per_action, "answers": sorted(answers[name]),
-                                      "rounds_step_ms": spread[name][:rounds_done]}
+                                      "rounds_step_ms": spread[name][:rounds_done],
+                                      "verdict": verdict(times, base_times)}
         result["same_answer"] = len(set().union(*answers.values())) == 1
         return result
 
@@ -114,11 +130,12 @@ def main():
                 json.dump(result, f, indent=1)
     all_answers = set().union(*answers.values())
     print(f"\n{a.ranks} rank(s), {a.case}, pairs of {2 * a.steps} and {a.steps} steps, {a.rounds} rounds interleaved")
-    print("| build | ms/step (median) | rounds | change |")
-    print("|---|---|---|---|")
-    for name, b in result["builds"].items():
+    print("| build | ms/step (median) | rounds | change | faster rounds | reading |")
+    print("|---|---|---|---|---|---|")
+    for i, (name, b) in enumerate(result["builds"].items()):
+        v = b["verdict"]
         print(f"| {name} | {b['ms_per_step']:.3f} | {', '.join(f'{t:.3f}' for t in b['rounds_ms'])} | "
-              f"{100 * b['change']:+.1f}% |")
+              f"{100 * b['change']:+.1f}% | " + (f"{v['faster_rounds']} of {v['rounds']} | {v['reading']} |" if i else "- | - |"))
     names = list(result["builds"])
     keys = sorted({k for b in result["builds"].values() for k in b["actions_ms"]})
     print("\n| action (slowest rank, ms/step, median) | " + " | ".join(names) + " |")
