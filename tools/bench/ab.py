@@ -88,26 +88,25 @@ def main():
         """Against the first build, round by round (the rounds are interleaved): how many
         rounds were faster, and whether the two builds' ranges of rounds are apart. A change
         whose ranges overlap is within the run-to-run noise: no conclusion."""
-        faster = sum(t < b for t, b in zip(times, base_times))
-        apart = max(times) < min(base_times) or min(times) > max(base_times)
-        return {"faster_rounds": faster, "rounds": len(times), "ranges_apart": apart,
-                "reading": ("faster" if max(times) < min(base_times) else "slower") if apart else "within the noise"}
+        reading = ("faster" if max(times) < min(base_times) else
+                   "slower" if min(times) > max(base_times) else "within the noise")
+        return {"faster_rounds": sum(t < b for t, b in zip(times, base_times)), "rounds": len(times),
+                "reading": reading}
 
     def summary(rounds_done):
         result = {"case": a.case, "ranks": a.ranks, "steps": a.steps, "rounds": rounds_done, "sets": a.set,
                   "device": pairs[builds[0][0]][0].get("device"), "builds": {}}
-        base = base_times = None
-        for name, build in builds:
+        base_times = [ms(d) for d in pairs[builds[0][0]][:rounds_done]]
+        base = statistics.median(base_times)
+        for i, (name, build) in enumerate(builds):
             times = [ms(d) for d in pairs[name][:rounds_done]]
             med = statistics.median(times)
-            if base is None:
-                base, base_times = med, times
             per_pair = [ms_per_step(d) for d in pairs[name][:rounds_done]]
             per_action = {k: statistics.median(p.get(k, 0.0) for p in per_pair) for k in per_pair[0]}
             result["builds"][name] = {"dir": build, "launch": launch.get(name, []), "ms_per_step": med, "rounds_ms": times, "change": med / base - 1,
                                       "actions_ms": per_action, "answers": sorted(answers[name]),
                                       "rounds_step_ms": spread[name][:rounds_done],
-                                      "verdict": verdict(times, base_times)}
+                                      "verdict": verdict(times, base_times) if i else None}
         result["same_answer"] = len(set().union(*answers.values())) == 1
         return result
 
@@ -132,10 +131,10 @@ def main():
     print(f"\n{a.ranks} rank(s), {a.case}, pairs of {2 * a.steps} and {a.steps} steps, {a.rounds} rounds interleaved")
     print("| build | ms/step (median) | rounds | change | faster rounds | reading |")
     print("|---|---|---|---|---|---|")
-    for i, (name, b) in enumerate(result["builds"].items()):
+    for name, b in result["builds"].items():
         v = b["verdict"]
         print(f"| {name} | {b['ms_per_step']:.3f} | {', '.join(f'{t:.3f}' for t in b['rounds_ms'])} | "
-              f"{100 * b['change']:+.1f}% | " + (f"{v['faster_rounds']} of {v['rounds']} | {v['reading']} |" if i else "- | - |"))
+              f"{100 * b['change']:+.1f}% | " + (f"{v['faster_rounds']} of {v['rounds']} | {v['reading']} |" if v else "- | - |"))
     names = list(result["builds"])
     keys = sorted({k for b in result["builds"].values() for k in b["actions_ms"]})
     print("\n| action (slowest rank, ms/step, median) | " + " | ".join(names) + " |")

@@ -167,8 +167,8 @@ def differenced(long, short):
     key = "steps_seconds" if "steps_seconds" in long and "steps_seconds" in short else "wall_seconds"
     # steady_seconds (hemoflow since 2026-11-27): the loop after a warm-up of 10 steps,
     # which both runs skip alike. The first step after a restart took 0.8-1.3 s on the
-    # MUPHY cell tube on 4 x H100 (2026-11-27), and its variation did not cancel: +-0.4 ms
-    # a step in a 500-step difference, the whole run-to-run spread that call saw.
+    # MUPHY cell tube on 4 x H100 (2026-11-27), and its variation did not cancel: up to
+    # 0.55 ms a step in a 500-step difference, most of the spread that call saw.
     if all("steady_seconds" in r and r.get("steady_steps", 0) > 0 for r in (long, short)) and \
             long["steps"] - long["steady_steps"] == short["steps"] - short["steady_steps"]:
         key = "steady_seconds"
