@@ -169,7 +169,13 @@ def efficiencies(rows):
         one = next((x for x in rows if x["case"] == r["case"] and x["kind"] == r["kind"] and x["ranks"] == 1), None)
         if one is None:
             continue
-        r["efficiency"] = step_ms(one) / ((r["ranks"] if r["kind"] == "strong" else 1) * step_ms(r))
+        n = r["ranks"] if r["kind"] == "strong" else 1
+        r["efficiency"] = step_ms(one) / (n * step_ms(r))
+        # A diagnostic beside it, never a verdict: the same ratio of the runs' median steps
+        # (summary.json step_seconds, binned to within 3.7%), which the steps away from the
+        # median (the warm-up, the tail) do not move.
+        if one.get("median_step_ms") and r.get("median_step_ms"):
+            r["median_efficiency"] = one["median_step_ms"] / (n * r["median_step_ms"])
 
 
 def verdicts(d):
@@ -228,6 +234,7 @@ def transport_sentence(d):
 
 def write_report(d, docs):
     """docs/scaling.md (and the plot) from the numbers of one measurement (scaling.json)."""
+    efficiencies(d["runs"])  # again: pages of older measurements get the columns added since
     n, checks, rows = d["gpus"], d["checks"], d["runs"]
     L = ["# Scaling on several GPUs", "",
          f"Measured {d['date']} at commit {d['commit']} by `{tidy_command(d['command'])}` on {n} x {d['device']}, one MPI rank per GPU "
@@ -260,11 +267,12 @@ def write_report(d, docs):
         L.append(f"- {c['what']}: {c['one']} and {c['many']}: **{'equal' if c['equal'] else 'DIFFERENT'}**")
     L += ["", "## Runs", "",
           "| kind | case | GPUs | fluid nodes | cells | layout, precision | MLUPS (wall) | ms/step (wall) | step ms | "
-          "median step ms | efficiency | B/update | bandwidth fraction | exposed halo wait (worst rank) | "
+          "median step ms | efficiency | efficiency by median steps | B/update | bandwidth fraction | exposed halo wait (worst rank) | "
           "halo MB/step (all ranks) | MPI MB/step (all ranks) | imbalance | set-up s |",
-          "|---" * 18 + "|"]
+          "|---" * 19 + "|"]
     for r in rows:
         eff = f"{100 * r['efficiency']:.1f}%" if "efficiency" in r else "-"
+        eff += f" | {100 * r['median_efficiency']:.1f}%" if "median_efficiency" in r else " | -"
         L.append(f"| {r['kind']} | {r['case']} | {r['ranks']} | {r['nodes']:,} | {r.get('cells', 0):,} | "
                  f"{r['layout']}, {r['precision']} | {r['mlups']:.0f} | {1e3 * r['seconds_per_step']:.3f} | {step_ms(r):.3f} | "
                  + (f"{r['median_step_ms']:.3f}" if r.get("median_step_ms") else "-") + f" | {eff} | "
@@ -295,7 +303,8 @@ def write_report(d, docs):
           "steady_seconds, the loop after a warm-up of 10 steps that both runs skip), each less its output phase "
           "(slowest rank). Median step ms: the median of the (longer) run's steps, the host's time in each step's "
           "actions (summary.json step_seconds: binned, to within 3.7%; '-' for runs before it was recorded), a "
-          "diagnostic that a first step's one-off cost does not move. Efficiency: strong, t_1 / (N t_N) of the step ms; weak, t_1 / t_N with the same "
+          "diagnostic that a first step's one-off cost does not move. Efficiency by median steps: the same ratio of "
+          "the median steps, a diagnostic (the verdicts take the step ms). Efficiency: strong, t_1 / (N t_N) of the step ms; weak, t_1 / t_N with the same "
           "nodes per GPU. MLUPS (wall): hemoflow's own, over the wall time with the output. Exposed halo wait: the time a rank waited for its messages after the "
           "GPU had finished the interior, plus the upload of the halo, over the run's wall time. Imbalance: the "
           "largest rank's fluid nodes over the mean. Only the populations that cross an interface travel (5 of 19 "
