@@ -34,6 +34,17 @@ AsyncCopy::~AsyncCopy() = default;
 void AsyncCopy::copy(void*, const void*, std::size_t) { absent(); }
 void AsyncCopy::after_compute() {}
 void AsyncCopy::wait() {}
+StreamMarks::StreamMarks(std::size_t slots) {
+  if (slots) absent();
+}
+StreamMarks::~StreamMarks() = default;
+void StreamMarks::release() noexcept {}
+void StreamMarks::resize(std::size_t slots) {
+  if (slots) absent();
+}
+void StreamMarks::mark(std::size_t) { absent(); }
+void StreamMarks::wait(std::size_t) { absent(); }
+double StreamMarks::seconds(std::size_t, std::size_t) const { absent(); }
 IpcHandle ipc_handle(void*) { absent(); }
 void* open_ipc_handle(const IpcHandle&) { absent(); }
 void close_ipc_handle(void*) noexcept {}

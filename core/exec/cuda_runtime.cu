@@ -123,6 +123,37 @@ void AsyncCopy::copy(void* dst, const void* src, std::size_t bytes) {
 
 void AsyncCopy::wait() { check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "asynchronous copy"); }
 
+StreamMarks::StreamMarks(std::size_t slots) { resize(slots); }
+
+StreamMarks::~StreamMarks() { release(); }
+
+void StreamMarks::release() noexcept {
+  for (void* e : events_) cudaEventDestroy(static_cast<cudaEvent_t>(e));
+  events_.clear();
+}
+
+void StreamMarks::resize(std::size_t slots) {
+  release();
+  events_.reserve(slots);
+  for (std::size_t i = 0; i < slots; ++i) {
+    cudaEvent_t e = nullptr;
+    HEMO_CUDA_CHECK(cudaEventCreate(&e));  // with timing
+    events_.push_back(e);
+  }
+}
+
+void StreamMarks::mark(std::size_t slot) { HEMO_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(events_.at(slot)), 0)); }
+
+void StreamMarks::wait(std::size_t slot) {
+  check_cuda(cudaEventSynchronize(static_cast<cudaEvent_t>(events_.at(slot))), "the device timeline's marks");
+}
+
+double StreamMarks::seconds(std::size_t from, std::size_t to) const {
+  float ms = 0.0f;
+  HEMO_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(events_.at(from)), static_cast<cudaEvent_t>(events_.at(to))));
+  return 1e-3 * double(ms);
+}
+
 IpcHandle ipc_handle(void* device_ptr) {
   cudaIpcMemHandle_t h;
   HEMO_CUDA_CHECK(cudaIpcGetMemHandle(&h, device_ptr));

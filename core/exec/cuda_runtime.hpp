@@ -90,6 +90,27 @@ class AsyncCopy {
   void* ready_ = nullptr;
 };
 
+/// Timestamps of the compute stream's progress (the scheduler's device timeline): mark(i)
+/// records event i behind the work issued so far; once the stream has passed two marks,
+/// seconds() is the time between them on the device's clock (resolution about 0.5 us).
+class StreamMarks {
+ public:
+  explicit StreamMarks(std::size_t slots = 0);
+  ~StreamMarks();
+  StreamMarks(const StreamMarks&) = delete;
+  StreamMarks& operator=(const StreamMarks&) = delete;
+  /// Room for `slots` marks (the old ones dropped).
+  void resize(std::size_t slots);
+  void mark(std::size_t slot);
+  /// Blocks until the compute stream has passed mark `slot`.
+  void wait(std::size_t slot);
+  double seconds(std::size_t from, std::size_t to) const;
+
+ private:
+  void release() noexcept;
+  std::vector<void*> events_;
+};
+
 /// CUDA IPC (ranks that share a node): 64 opaque bytes that name a device allocation of
 /// this process for another process of the same node, which maps it with
 /// open_ipc_handle() and may then copy into it device to device (over NVLink where the

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,21 @@ struct StepContext {
   FieldRegistry* fields = nullptr;
 };
 
+/// The device's own clock (run.device_timeline): numbered marks, each queued behind the
+/// device work issued before it, read once the device has passed them. On CUDA, events on
+/// the compute stream (exec::cuda::StreamMarks); the scheduler sees only this interface.
+class DeviceClock {
+ public:
+  virtual ~DeviceClock() = default;
+  /// Room for `slots` marks (before the first mark; a second call may drop them all).
+  virtual void resize(std::size_t slots) = 0;
+  virtual void mark(std::size_t slot) = 0;
+  /// Blocks until the device has passed mark `slot`.
+  virtual void wait(std::size_t slot) = 0;
+  /// Seconds from mark `from` to mark `to`, both passed (negative where `to` came first).
+  virtual double seconds(std::size_t from, std::size_t to) = 0;
+};
+
 class Scheduler {
  public:
   using Action = std::function<void(StepContext&)>;
@@ -63,10 +79,25 @@ class Scheduler {
   /// otherwise only after the steps (finish_steps) and the run-end actions.
   explicit Scheduler(Fence fence = {}, bool fence_each_action = true)
       : fence_(std::move(fence)), fence_each_action_(fence_each_action) {}
-  /// Waits for the device work the steps queued (the wall time of the steps includes it).
-  void finish_steps() const {
+  /// Waits for the device work the steps queued (the wall time of the steps includes it),
+  /// and reads the device timeline's marks not yet read.
+  void finish_steps() {
     if (fence_) fence_("the last step");
+    read_device_marks(true);
   }
+  /// The device timeline (run.device_timeline; a diagnostic): every action of every step
+  /// is bracketed by two marks on the device's clock, so that each action gets, besides
+  /// its host time, its device span (from where the device reached the action, having
+  /// finished all earlier work, to where it finished the action's work: the action's
+  /// kernels and copies, and any time the device idled while the host waited inside the
+  /// action) and the device gap before it (the device idle because the host had not yet
+  /// got to the action: from the previous action's end mark to this one's start mark).
+  /// Per step, the spans and gaps add up to the device's time from the step's first mark
+  /// to its last; the gap before a step's first action is that from the previous step's
+  /// last mark. The marks of a step are read after the next step has been queued (never a
+  /// wait of their own there), the last ones by finish_steps.
+  void time_device(std::unique_ptr<DeviceClock> clock) { device_ = std::move(clock); }
+  bool times_device() const { return device_ != nullptr; }
   /// Whether the time table's times include each action's device work.
   bool fences_each_action() const { return fence_each_action_ || !fence_; }
 
@@ -137,6 +168,9 @@ class Scheduler {
     std::string owner;  // "lb_bgk"
     double seconds = 0.0;
     std::int64_t calls = 0;
+    /// The device timeline (time_device; 0 without): device span and the gap before it,
+    /// summed over the steps whose marks were read.
+    double device_span = 0.0, device_gap = 0.0;
   };
   /// In phase order, then registration order.
   std::vector<Timing> timings() const;
@@ -152,7 +186,10 @@ class Scheduler {
     Sync sync = Sync::fenced;
     double seconds = 0.0;
     std::int64_t calls = 0;
+    double device_span = 0.0, device_gap = 0.0;
   };
+  /// Reads the marks of the steps queued before the last one (all: every step queued).
+  void read_device_marks(bool all);
   std::vector<Entry> entries_;
   std::vector<Entry> run_end_;  // add_run_end, in registration order
   std::vector<Entry> before_checkpoint_;  // add_before_checkpoint, in registration order
@@ -168,6 +205,11 @@ class Scheduler {
   Fence fence_;
   bool fence_each_action_ = true;
   bool sorted_ = true;
+  // The device timeline: three banks of 2 marks per action, a step's in bank step % 3
+  // (the bank before a step's stays unread until the step after it, for the gap between
+  // steps). marked_: steps marked so far; read_: of them, read.
+  std::unique_ptr<DeviceClock> device_;
+  std::int64_t marked_ = 0, read_ = 0;
 };
 
 }  // namespace hemo

@@ -31,6 +31,12 @@ void declare_core_schema(config::Schema& schema) {
                "time and a faulting kernel is named by its action (slower: the aorta's step 0.124 instead of 0.072 ms "
                "on an H100, docs/performance.md); false: the device runs behind the host and waits only where results are read")
       .default_value(false)
+      .boolean("device_timeline",
+               "CUDA, a diagnostic: bracket every action of every step by two marks on the device's clock, so that "
+               "summary.json's device_timeline gives each action its device span (device work and any idle inside the "
+               "action) and the device gap before it (idle, waiting for the host to get there): where the GPU idles "
+               "in an unfenced run. Costs two event records per action per step; not on the CPU")
+      .default_value(false)
       .string("halo_transport",
               "CUDA, several ranks: how halo values reach a neighbour rank. 'auto': device to device (CUDA IPC, over "
               "NVLink where the GPUs have it) for ranks on the same host whose GPUs reach each other, through host "

@@ -31,6 +31,20 @@
 #include "core/sim/population_state.hpp"
 
 namespace hemo {
+namespace {
+/// The scheduler's device clock on CUDA: events on the compute stream.
+class StreamClock final : public DeviceClock {
+ public:
+  void resize(std::size_t slots) override { marks_.resize(slots); }
+  void mark(std::size_t slot) override { marks_.mark(slot); }
+  void wait(std::size_t slot) override { marks_.wait(slot); }
+  double seconds(std::size_t from, std::size_t to) override { return marks_.seconds(from, to); }
+
+ private:
+  exec::cuda::StreamMarks marks_;
+};
+}  // namespace
+
 
 namespace {
 
@@ -390,6 +404,12 @@ void Simulation::set_up_fields_and_plugins() {
   if (space_ == exec::Space::cuda)
     fence = [](const std::string& action) { exec::cuda::synchronize_compute(action.c_str()); };
   scheduler_ = std::make_unique<Scheduler>(fence, fence_actions_);
+  if (config_.boolean("run.device_timeline")) {
+    if (space_ != exec::Space::cuda)
+      config_.fail("run.device_timeline", "the device timeline times the CUDA device's stream; this run is on the CPU "
+                                          "(run.backend = \"cpu\"), where each action's time is already its own");
+    scheduler_->time_device(std::make_unique<StreamClock>());
+  }
   declare_core_fields();
 
   SetupStage stage{config_,    units_,      mesh_,        *fields_, *scheduler_, space_,

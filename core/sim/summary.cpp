@@ -7,6 +7,18 @@
 #include "core/io/write_failure.hpp"
 
 namespace hemo {
+namespace {
+void write_device_timeline(io::JsonWriter& j, const std::vector<RunSummary::DeviceTime>& timeline) {
+  j.key("device_timeline").begin_object();
+  for (const auto& t : timeline) {
+    j.key(t.action).begin_object();
+    j.key("span").value(t.span);
+    j.key("gap").value(t.gap);
+    j.end_object();
+  }
+  j.end_object();
+}
+}  // namespace
 
 std::string RunSummary::to_json() const {
   io::JsonWriter j;
@@ -79,6 +91,7 @@ std::string RunSummary::to_json() const {
   j.key("action_seconds").begin_object();
   for (const auto& [action, s] : action_seconds) j.key(action).value(s);
   j.end_object();
+  if (!device_timeline.empty()) write_device_timeline(j, device_timeline);
   if (!rank_reports.empty()) {
     j.key("partition_seconds").value(partition_seconds);
     j.key("imbalance").value(imbalance);
@@ -99,6 +112,7 @@ std::string RunSummary::to_json() const {
       j.key("action_seconds").begin_object();
       for (const auto& [action, sec] : r.action_seconds) j.key(action).value(sec);
       j.end_object();
+      if (!r.device_timeline.empty()) write_device_timeline(j, r.device_timeline);
       j.end_object();
     }
     j.end_array();

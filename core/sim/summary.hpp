@@ -53,6 +53,13 @@ struct RunSummary {
   std::int64_t failed_step = -1, failed_node = -1;
   std::vector<std::pair<std::string, double>> phase_seconds;
   std::vector<std::pair<std::string, double>> action_seconds;  // "owner.action", this rank
+  /// run.device_timeline (Scheduler::time_device): each action's device span and the
+  /// device gap before it, seconds summed over the steps; empty without.
+  struct DeviceTime {
+    std::string action;  // "owner.action"
+    double span = 0.0, gap = 0.0;
+  };
+  std::vector<DeviceTime> device_timeline;  // this rank
   std::vector<std::string> outputs;  // files written
   double partition_seconds = 0.0;    // counting fluid per brick, SCOTCH, this rank's voxels and mesh (more than one rank)
   /// What each rank holds and where its time went (more than one rank).
@@ -64,6 +71,7 @@ struct RunSummary {
     double message_bytes_per_step = 0.0;    // sent to other ranks by neighbour exchanges (Communicator::bytes_sent)
     std::vector<std::pair<std::string, double>> phase_seconds;
     std::vector<std::pair<std::string, double>> action_seconds;  // as RunSummary::action_seconds, this rank's
+    std::vector<DeviceTime> device_timeline;                     // as RunSummary::device_timeline, this rank's
   };
   std::vector<Rank> rank_reports;
   double imbalance = 1.0;  // the largest rank's nodes over the mean

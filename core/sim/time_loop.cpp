@@ -79,7 +79,8 @@ void Simulation::report_ranks() {
   if (ranks == 1) return;
   constexpr int phases = int(Phase::count), fixed = 8;
   const auto& timings = scheduler_->timings();  // the same actions on every rank
-  const int width = fixed + phases + int(timings.size());
+  const int actions = int(timings.size());
+  const int width = fixed + phases + 3 * actions;  // host seconds, then device span and gap of each action
   std::vector<double> all(std::size_t(ranks) * width, 0.0);  // each rank fills its slot; the sum is exact
   double* mine = all.data() + std::size_t(comm_->rank()) * width;
   mine[0] = mesh_.num_fluid();
@@ -94,6 +95,8 @@ void Simulation::report_ranks() {
   for (std::size_t a = 0; a < timings.size(); ++a) {
     mine[fixed + int(timings[a].phase)] += timings[a].seconds;
     mine[fixed + phases + int(a)] = timings[a].seconds;
+    mine[fixed + phases + actions + int(a)] = timings[a].device_span;
+    mine[fixed + phases + 2 * actions + int(a)] = timings[a].device_gap;
   }
   comm_->sum(all);
   summary_.rank_reports.clear();
@@ -113,6 +116,10 @@ void Simulation::report_ranks() {
       if (v[fixed + p] > 0.0) rep.phase_seconds.emplace_back(to_string(Phase(p)), v[fixed + p]);
     for (std::size_t a = 0; a < timings.size(); ++a)
       rep.action_seconds.emplace_back(timings[a].owner + "." + timings[a].name, v[fixed + phases + int(a)]);
+    if (scheduler_->times_device())
+      for (std::size_t a = 0; a < timings.size(); ++a)
+        rep.device_timeline.push_back({timings[a].owner + "." + timings[a].name, v[fixed + phases + actions + int(a)],
+                                       v[fixed + phases + 2 * actions + int(a)]});
     largest = std::max(largest, v[0]);
     total += v[0];
     summary_.rank_reports.push_back(std::move(rep));
@@ -231,6 +238,9 @@ void Simulation::run() {
                        : 0.0;
   summary_.phase_seconds = scheduler_->phase_seconds();
   for (const auto& t : scheduler_->timings()) summary_.action_seconds.emplace_back(t.owner + "." + t.name, t.seconds);
+  if (scheduler_->times_device())
+    for (const auto& t : scheduler_->timings())
+      summary_.device_timeline.push_back({t.owner + "." + t.name, t.device_span, t.device_gap});
   report_ranks();
   summary_.outputs = output_->files();
   char hex[17];

@@ -159,6 +159,9 @@ def differenced(long, short):
     time) gives no wall time (NaN), with a message. "timed_by" names the clock used."""
     def minus(x, y):
         return {k: v - y.get(k, 0.0) for k, v in x.items()}
+
+    def minus_timeline(x, y):  # run.device_timeline: {action: {"span": s, "gap": s}}
+        return {k: {f: v[f] - y.get(k, {}).get(f, 0.0) for f in ("span", "gap")} for k, v in x.items()}
     d = dict(long)
     d["steps"] = long["steps"] - short["steps"]
     # steps_seconds (hemoflow since 2026-11-27): the loop's time without the run's end (the
@@ -179,9 +182,13 @@ def differenced(long, short):
     d["wall_seconds"] = (long[key] - output_seconds(long)) - (short[key] - output_seconds(short))
     d["timed_by"] = key
     d["action_seconds"] = minus(long.get("action_seconds", {}), short.get("action_seconds", {}))
+    if "device_timeline" in long and "device_timeline" in short:
+        d["device_timeline"] = minus_timeline(long["device_timeline"], short["device_timeline"])
     if long.get("rank_reports"):
         d["rank_reports"] = [{**rl, "action_seconds": minus(rl["action_seconds"], rs["action_seconds"]),
-                              "halo_wait_seconds": rl.get("halo_wait_seconds", 0.0) - rs.get("halo_wait_seconds", 0.0)}
+                              "halo_wait_seconds": rl.get("halo_wait_seconds", 0.0) - rs.get("halo_wait_seconds", 0.0),
+                              **({"device_timeline": minus_timeline(rl["device_timeline"], rs["device_timeline"])}
+                                 if "device_timeline" in rl and "device_timeline" in rs else {})}
                              for rl, rs in zip(long["rank_reports"], short["rank_reports"])]
     if not d["wall_seconds"] > 0:
         print(f"benchlib: the run of {long['steps']} steps took no longer than the one of {short['steps']} "
