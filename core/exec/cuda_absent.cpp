@@ -34,6 +34,14 @@ AsyncCopy::~AsyncCopy() = default;
 void AsyncCopy::copy(void*, const void*, std::size_t) { absent(); }
 void AsyncCopy::after_compute() {}
 void AsyncCopy::wait() {}
+void* launch_stream() { return nullptr; }
+SideStream::SideStream() { absent(); }
+SideStream::~SideStream() = default;
+void SideStream::after_compute() {}
+void SideStream::join_compute() {}
+void SideStream::wait() {}
+SideStream::Launches::Launches(SideStream&) : previous_(nullptr) { absent(); }
+SideStream::Launches::~Launches() = default;
 StreamMarks::StreamMarks(std::size_t slots) {
   if (slots) absent();
 }

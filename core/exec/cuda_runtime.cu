@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
+#include <stdexcept>
 
 #include "core/exec/cuda_check.cuh"
 #include "core/exec/cuda_runtime.hpp"
@@ -122,6 +123,49 @@ void AsyncCopy::copy(void* dst, const void* src, std::size_t bytes) {
 }
 
 void AsyncCopy::wait() { check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "asynchronous copy"); }
+
+namespace {
+void* current_launch_stream = nullptr;  // nullptr: the legacy default (compute) stream
+}  // namespace
+
+void* launch_stream() { return current_launch_stream; }
+
+SideStream::SideStream() {
+  cudaStream_t s = nullptr;
+  cudaEvent_t a = nullptr, b = nullptr;
+  HEMO_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  HEMO_CUDA_CHECK(cudaEventCreateWithFlags(&a, cudaEventDisableTiming));
+  HEMO_CUDA_CHECK(cudaEventCreateWithFlags(&b, cudaEventDisableTiming));
+  stream_ = s;
+  compute_done_ = a;
+  side_done_ = b;
+}
+
+SideStream::~SideStream() {
+  cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));
+  cudaEventDestroy(static_cast<cudaEvent_t>(compute_done_));
+  cudaEventDestroy(static_cast<cudaEvent_t>(side_done_));
+  cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+}
+
+void SideStream::after_compute() {
+  HEMO_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(compute_done_), 0));
+  HEMO_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream_), static_cast<cudaEvent_t>(compute_done_), 0));
+}
+
+void SideStream::join_compute() {
+  HEMO_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(side_done_), static_cast<cudaStream_t>(stream_)));
+  HEMO_CUDA_CHECK(cudaStreamWaitEvent(0, static_cast<cudaEvent_t>(side_done_), 0));
+}
+
+void SideStream::wait() { check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "side stream"); }
+
+SideStream::Launches::Launches(SideStream& side) : previous_(current_launch_stream) {
+  if (previous_) throw std::logic_error("SideStream::Launches: already launching on a side stream");
+  current_launch_stream = side.stream_;
+}
+
+SideStream::Launches::~Launches() { current_launch_stream = previous_; }
 
 StreamMarks::StreamMarks(std::size_t slots) { resize(slots); }
 

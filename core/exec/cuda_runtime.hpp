@@ -90,6 +90,46 @@ class AsyncCopy {
   void* ready_ = nullptr;
 };
 
+/// The stream exec::for_each launches kernels on: the compute stream (the legacy default
+/// stream) unless a SideStream::Launches is alive.
+void* launch_stream();
+
+/// A second stream for device work independent of what the compute stream does meanwhile
+/// (the rbc plugin's internal cells while the frontier's chain of small kernels runs):
+/// non-blocking, so neither stream waits for the other except through the events below,
+/// and the synchronous copies and waits of the compute stream (copy_to_host,
+/// synchronize_compute) do not wait for it. Its owner must join it before anything reads
+/// what it writes, or reallocates what it reads or writes.
+class SideStream {
+ public:
+  SideStream();
+  ~SideStream();
+  SideStream(const SideStream&) = delete;
+  SideStream& operator=(const SideStream&) = delete;
+  /// The side stream's later work waits, on the device, for the compute stream's so far.
+  void after_compute();
+  /// The compute stream's later work waits, on the device, for the side stream's so far.
+  void join_compute();
+  /// Blocks the host until the side stream's work so far is done.
+  void wait();
+  /// While one lives, exec::for_each launches on the side stream (not nested).
+  class Launches {
+   public:
+    explicit Launches(SideStream& side);
+    ~Launches();
+    Launches(const Launches&) = delete;
+    Launches& operator=(const Launches&) = delete;
+
+   private:
+    void* previous_;
+  };
+
+ private:
+  void* stream_ = nullptr;
+  void* compute_done_ = nullptr;  // event on the compute stream
+  void* side_done_ = nullptr;     // event on the side stream
+};
+
 /// Timestamps of the compute stream's progress (the scheduler's device timeline): mark(i)
 /// records event i behind the work issued so far; once the stream has passed two marks,
 /// seconds() is the time between them on the device's clock (resolution about 0.5 us).

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "core/exec/cuda_check.cuh"
+#include "core/exec/cuda_runtime.hpp"
 #include "core/exec/for_each.hpp"
 
 namespace hemo::exec {
@@ -33,13 +34,14 @@ void launch_cuda(const Kernel& kernel, Range range, const char* name, int block_
                                 " is not a multiple of 32 between 32 and " + std::to_string(max_block_size));
   }
   const std::uint32_t count = range.size();
+  const auto stream = static_cast<cudaStream_t>(cuda::launch_stream());  // the compute stream but for a side stream's launches
   if constexpr (requires { Kernel::min_blocks_per_sm; }) {
     const unsigned blocks = (count + default_block_size - 1) / default_block_size;
     for_each_kernel_occupancy<Kernel, Kernel::min_blocks_per_sm>
-        <<<blocks, default_block_size>>>(kernel, range.begin, range.end);
+        <<<blocks, default_block_size, 0, stream>>>(kernel, range.begin, range.end);
   } else {
     const unsigned blocks = (count + block_size - 1) / block_size;
-    for_each_kernel<<<blocks, block_size>>>(kernel, range.begin, range.end);
+    for_each_kernel<<<blocks, block_size, 0, stream>>>(kernel, range.begin, range.end);
   }
   check_launch(name);
 }

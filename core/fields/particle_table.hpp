@@ -360,6 +360,34 @@ class ParticleTable {
     return n;
   }
 
+  /// append() of each group g of a buffer laid out as pack_groups' (group g's particles at
+  /// bytes [group_first[g], group_first[g + 1]) x packed_bytes()), the groups one after
+  /// the other: one copy into the table's memory for all of them, then each group's
+  /// entries set there. Returns each group's first row, then the new size.
+  std::vector<std::size_t> append_groups(std::span<const unsigned char> packed, std::span<const std::size_t> group_first) {
+    const std::size_t per = packed_bytes(), n = group_first.empty() ? 0 : group_first.back(), first = size_;
+    if (n * per != packed.size())
+      throw std::length_error("particle table '" + name_ + "': " + std::to_string(packed.size()) +
+                              " packed bytes for " + std::to_string(n) + " particles of " + std::to_string(per) + " bytes");
+    std::vector<std::size_t> rows(group_first.begin(), group_first.end());
+    for (std::size_t& r : rows) r += first;
+    if (n == 0) return rows;
+    resize(first + n);
+    unsigned char* staging = staging_for(packed.size());
+    if (space_ == exec::Space::host) std::memcpy(staging, packed.data(), packed.size());
+    else exec::cuda::copy_to_device(staging, packed.data(), packed.size());
+    for (std::size_t g = 0; g + 1 < group_first.size(); ++g) {
+      const std::size_t k = group_first[g + 1] - group_first[g];
+      std::size_t at = group_first[g] * per;
+      for (const auto& name : order_)
+        if (auto& c = columns_.at(name); c->restart_state()) {
+          c->set_entries_from(first + group_first[g], k, staging + at);
+          at += k * c->entry_bytes() * std::size_t(c->components());
+        }
+    }
+    return rows;
+  }
+
   /// Component c of restart-state column `column` in a buffer pack() made: the bytes of
   /// its entries, one per packed particle. A particle's position read on the host before
   /// it is appended (which ghosts a rank keeps).

@@ -4,6 +4,7 @@
 // ranks each cell lives on the rank owning its centre's tile, and cells near other ranks
 // are shared with them (docs/rbc_ranks.md). See README.md.
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -217,8 +218,8 @@ class Cells {
       // the insertion of the ghosts.
       st.scheduler.add(Phase::particles, "frontier_gather", "rbc",
                        [this, &fields](StepContext& ctx) { gather_frontier(fields.get<Real>("streamed_velocity"), ctx.step); });
-      st.scheduler.add(Phase::particles, "cell_forces_internal", "rbc", [this](StepContext&) { forces(0, frontier_first_); },
-                       Scheduler::Sync::overlapped);
+      st.scheduler.add(Phase::particles, "cell_forces_internal", "rbc",
+                       [this, &fields](StepContext&) { internal_cells(fields); }, Scheduler::Sync::overlapped);
       st.scheduler.add(Phase::particles, "frontier_post", "rbc", [this](StepContext&) { post_frontier(); });
       st.scheduler.add(Phase::particles, "frontier_wait", "rbc", [this](StepContext&) { wait_frontier(); });
       // The insertion in three actions (appended, sorted into tiles, ordered), so that a
@@ -226,14 +227,16 @@ class Cells {
       st.scheduler.add(Phase::particles, "ghost_append", "rbc", [this](StepContext&) { append_ghosts(); });
       st.scheduler.add(Phase::particles, "ghost_sort", "rbc", [this](StepContext&) { sort_ghosts(); });
       st.scheduler.add(Phase::particles, "ghost_order", "rbc", [this](StepContext&) { order_ghosts(); });
+      // The ghosts enter the node lists as soon as they are in (on CUDA on the side stream,
+      // beside the frontier rows' forces and kick); its own action, so that a fenced run
+      // times it apart.
+      st.scheduler.add(Phase::particles, "ghost_cover", "rbc", [this](StepContext&) { cover_ghosts(); });
       st.scheduler.add(Phase::particles, "cell_forces", "rbc", [this](StepContext&) { forces(frontier_first_, owned_); });
     } else {
       st.scheduler.add(Phase::particles, "cell_forces", "rbc", [this](StepContext&) { forces(0, owned_); });
     }
     st.scheduler.add(Phase::particles, "cell_kick", "rbc", [this, &fields](StepContext&) { kick(fields); });
     if (many_ranks()) {
-      // Its own action, so that a fenced run times the ghosts' cover apart from the kick.
-      st.scheduler.add(Phase::particles, "ghost_cover", "rbc", [this](StepContext&) { cover_ghosts(); });
       st.scheduler.add(Phase::particles, "ghost_records_post", "rbc", [this](StepContext&) { post_ghost_records(); });
       st.scheduler.add(Phase::particles, "ghost_records_wait", "rbc", [this](StepContext&) { wait_ghost_records(); });
     }
@@ -322,7 +325,10 @@ class Cells {
     frontier_out_ = exec::HostBuffer<unsigned char>(space_);
     frontier_in_ = exec::HostBuffer<unsigned char>(space_);
     ghost_first_ = exec::DeviceArray<std::uint32_t>(space_, tiles_.num_tiles() + 2);
-    if (space_ == exec::Space::cuda) copies_ = std::make_unique<exec::cuda::AsyncCopy>();
+    if (space_ == exec::Space::cuda) {
+      copies_ = std::make_unique<exec::cuda::AsyncCopy>();
+      side_ = std::make_unique<exec::cuda::SideStream>();
+    }
     log::info(str("rbc: rank ", comm_->rank(), " shares cells with ", peers_.size(), " rank(s); far velocity: ",
                   far_.send_nodes.size(), " nodes out, ", far_.num_slots(), " in"));
   }
@@ -932,14 +938,21 @@ class Cells {
   // sorted by (tile, id), the rest dropped (sort_ghosts); tile_first_ gets the external
   // tiles' ranges (order_ghosts).
   void append_ghosts() {
-    peer_first_host_.assign(1, owned_);
-    for (std::size_t p = 0; p < peers_.size(); ++p) {
-      table_->append({frontier_in_.bytes(frontier_in_first_[p]), frontier_in_first_[p + 1] - frontier_in_first_[p]});
-      peer_first_host_.push_back(count());
-    }
+    // Every peer's ghosts in one upload, then their entries set on the device (no copy
+    // that waits for kernels queued behind a side stream's); where each peer's start,
+    // uploaded first.
+    const std::size_t per = table_->packed_bytes(), arrived = frontier_in_first_.back() / per;
+    std::vector<std::size_t> group_first(frontier_in_first_);
+    for (std::size_t& g : group_first) g /= per;
+    peer_first_host_.clear();
+    for (const std::size_t g : group_first) peer_first_host_.push_back(std::uint32_t(owned_ + g));
     peer_frontier_.resize(peers_.size());
     for (std::size_t p = 0; p < peers_.size(); ++p) peer_frontier_[p] = peer_first_host_[p + 1] - peer_first_host_[p];
     peer_first_.upload(peer_first_host_);
+    // The table grows by reallocation (every column copied): not while the side stream
+    // still writes the internal rows.
+    if (side_busy_ && count() + arrived > table_->capacity()) side_->wait();
+    table_->append_groups({frontier_in_.bytes(), frontier_in_first_.back()}, group_first);
   }
 
   void sort_ghosts() {
@@ -982,7 +995,7 @@ class Cells {
     exec::for_each(space_, {mapped, tiles + 1}, ShiftedCopy{ghost_first_.data(), tile_first_.data(), owned_},
                    "rbc::ghost_tile_first");
     table_->permute(order + owned_, count() - owned_, owned_);  // the ghost rows only, all kept (check_ghosts)
-    records_.resize_at_least(space_, count());
+    grow_records(count());
   }
 
   /// A ghost whose tile is this rank's or a third rank's (near), or in no tile next to
@@ -1070,19 +1083,69 @@ class Cells {
   /// for that copy only). The node lists are sorted before they are read, so the order of
   /// the kicks does not change the answer.
   void kick(FieldRegistry& fields) {
-    const auto& velocity = fields.get<Real>("streamed_velocity");
-    records_.resize_at_least(space_, count());
-    const CellKick<Real> k{columns(), model_, view_, velocity.data(), velocity.stride(), far_velocity_.data(),
-                           records_.data(), node_cells()};
+    grow_records(count());
+    const CellKick<Real> k = kicker(fields);
     const std::uint32_t sent = many_ranks() ? first_sent_row_ : owned_;
     if (sent < owned_) exec::for_each(space_, {sent, owned_}, k, "rbc::cell_kick_sent");
     if (many_ranks()) records_out_.download_on(copies_.get(), records_.data() + sent, owned_ - sent);
-    if (sent > 0) exec::for_each(space_, {0, sent}, k, "rbc::cell_kick");
+    if (sent > 0 && !side_) exec::for_each(space_, {0, sent}, k, "rbc::cell_kick");  // with a side stream: internal_cells
   }
 
-  /// The ghosts enter the lists of this rank's nodes their supports cover (GhostCover).
+  CellKick<Real> kicker(FieldRegistry& fields) {
+    const auto& velocity = fields.get<Real>("streamed_velocity");
+    return {columns(), model_, view_, velocity.data(), velocity.stride(), far_velocity_.data(), records_.data(), node_cells()};
+  }
+
+  /// The internal cells (rows [0, frontier_first_), whose forces read no ghost and whose
+  /// supports reach no other rank): their forces, queued behind the frontier's packing so
+  /// that they run through its messages. On CUDA also their kick, and both on a side
+  /// stream: they then run beside the frontier's chain of small kernels on the compute
+  /// stream (the ghosts' insertion, the frontier rows' forces and kick, the cover), which
+  /// leave most of the GPU idle (docs/rbc_ranks.md, the device timeline of 2026-11-28);
+  /// spread joins the side stream. The node lists are sorted before they are read and
+  /// each row's values are its own, so the answer is the same bitwise.
+  void internal_cells(FieldRegistry& fields) {
+    if (!side_) {
+      forces(0, frontier_first_);
+      return;
+    }
+    // The records of every row this step may hold (the ghosts' as many as last step's and
+    // a quarter more), so that order_ghosts rarely grows them under the side stream's kick
+    // (grow_records waits for it then).
+    grow_records(std::size_t(owned_) + ghost_rows_ + ghost_rows_ / 4 + 64);
+    side_->after_compute();
+    exec::cuda::SideStream::Launches on_side(*side_);
+    side_busy_ = true;
+    forces(0, frontier_first_);
+    if (first_sent_row_ > 0) exec::for_each(space_, {0, first_sent_row_}, kicker(fields), "rbc::cell_kick");
+  }
+
+  /// records_ for n rows: grown by half again when short; with the side stream's kick in
+  /// flight, waited for and the owned rows' records kept.
+  void grow_records(std::size_t n) {
+    if (records_.array.size() >= n) return;
+    if (!side_busy_) {
+      records_.resize_at_least(space_, n);
+      return;
+    }
+    side_->wait();
+    exec::DeviceArray<SpreadRecord<Real>> grown(space_, n + n / 2 + 16);
+    if (owned_) exec::cuda::copy_on_device(grown.data(), records_.data(), std::size_t(owned_) * sizeof(SpreadRecord<Real>));
+    records_.array = std::move(grown);
+  }
+
+  /// The ghosts enter the lists of this rank's nodes their supports cover (GhostCover). On
+  /// CUDA on the side stream, after the internal cells' kick there and the ghosts'
+  /// insertion here: a few thousand cells, one thread each, a launch that leaves most of
+  /// the GPU idle, now beside the frontier rows' forces and kick.
   void cover_ghosts() {
     if (count() > owned_) {
+      std::optional<exec::cuda::SideStream::Launches> on_side;
+      if (side_) {
+        side_->after_compute();
+        on_side.emplace(*side_);
+        side_busy_ = true;
+      }
       exec::for_each(space_, {owned_, count()},
                      GhostCover<Real>{table_->get<Real>("position").data(), table_->get<Real>("orientation").data(),
                                       std::uint32_t(table_->capacity()), model_.support, view_, node_cells()},
@@ -1130,6 +1193,11 @@ class Cells {
 
 
   void spread(FieldRegistry& fields) {
+    if (side_busy_) {  // the internal cells' kick (records, node lists) before the drag is spread
+      side_->join_compute();
+      side_busy_ = false;
+    }
+    ghost_rows_ = count() - owned_;
     auto& force = fields.get<Real>("force");
     exec::for_each(space_, {0, mesh_->num_nodes},
                    SpreadDrag<Real>{model_, view_, node_tile_.data(), node_voxel_.data(), tile_first_.data(),
@@ -1332,6 +1400,9 @@ class Cells {
   exec::DeviceArray<std::uint32_t> row_list_;       // device_rows()
   exec::HostBuffer<unsigned char> frontier_out_, frontier_in_;  // pinned: this step's ghosts, each peer's back to back
   std::unique_ptr<exec::cuda::AsyncCopy> copies_;  // CUDA on many ranks: the frontier's and the sent records' downloads
+  std::unique_ptr<exec::cuda::SideStream> side_;    // CUDA on many ranks: the internal cells' forces and kick (internal_cells)
+  bool side_busy_ = false;                          // its work of this step not yet joined (spread joins it)
+  std::uint32_t ghost_rows_ = 0;                    // the ghosts of the step before (records_' room)
   std::vector<std::size_t> frontier_in_first_;                  // where each peer's ghosts start in frontier_in_
   exec::HostBuffer<Real> far_out_, far_in_;          // this step's far velocity, in flight (pinned)
   bool keep_owned_ = false;                          // a restart on many ranks: drop the cells of other ranks first

@@ -102,3 +102,26 @@ TEST_CASE("particle table: pack_groups gives each group the buffer pack() makes 
   CHECK(packed.size() == 0);
 }
 
+
+TEST_CASE("particle table: append_groups of pack_groups' buffer gives the rows append() of each group gives") {
+  ParticleTable from = make(6, 0);
+  const std::vector<std::uint32_t> rows{1, 4, 4, 0, 2, 5};  // groups {1, 4}, {4, 0, 2}, {}, {5}
+  const std::vector<std::size_t> first{0, 2, 5, 5, 6};
+  hemo::exec::HostBuffer<unsigned char> packed;
+  from.pack_groups(rows.data(), first, packed);
+  ParticleTable one = make(3, 100), each = make(3, 100);  // particles already there stay first
+  const auto at = one.append_groups({packed.bytes(), packed.size()}, first);
+  for (std::size_t g = 0; g < 4; ++g) each.append(from.group_slice(packed, first, g));
+  CHECK(at == std::vector<std::size_t>{3, 5, 8, 8, 9});
+  REQUIRE(one.size() == 9);
+  REQUIRE(each.size() == 9);
+  for (std::size_t i = 0; i < 9; ++i) {
+    CAPTURE(i);
+    CHECK(one.get<std::uint32_t>("id").component(0)[i] == each.get<std::uint32_t>("id").component(0)[i]);
+    for (int c = 0; c < 3; ++c) CHECK(one.get<float>("position").component(c)[i] == each.get<float>("position").component(c)[i]);
+  }
+  CHECK(one.get<std::uint32_t>("id").component(0)[3] == 1);  // group 0's first row
+  CHECK(one.get<std::uint32_t>("id").component(0)[8] == 5);
+  CHECK_THROWS_AS(one.append_groups({packed.bytes(), packed.size() - 1}, first), std::length_error);
+  CHECK(one.append_groups({packed.bytes(), 0}, std::vector<std::size_t>{0}) == std::vector<std::size_t>{9});
+}
