@@ -82,6 +82,14 @@ class DeviceArray {
     else cuda::copy_to_device(data_, src, count * sizeof(T));
   }
   void upload(const std::vector<T>& src) { upload(src.data(), src.size()); }
+  /// The first `count` elements of `from` (the same space) into this array's first; on
+  /// CUDA queued on the compute stream.
+  void copy_from(const DeviceArray& from, std::size_t count) {
+    if (count > size_ || count > from.size_) throw std::length_error("DeviceArray::copy_from: more elements than an array holds");
+    if (count == 0) return;
+    if (space_ == Space::host) std::memcpy(data_, from.data_, count * sizeof(T));
+    else cuda::copy_on_device(data_, from.data_, count * sizeof(T));
+  }
   /// Copies the whole array into host memory at dst (size() elements).
   void download(T* dst) const {
     if (space_ == Space::host) std::memcpy(dst, data_, bytes());

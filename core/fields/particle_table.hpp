@@ -9,6 +9,7 @@
 // kernels take the column pointers anew each step. Capacity grows by half again when
 // exceeded and never shrinks.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -345,18 +346,8 @@ class ParticleTable {
   /// restart-state columns; returns how many. Their other columns hold what the storage
   /// holds (a step writes them before reading them).
   std::size_t append(std::span<const unsigned char> packed) {
-    const std::size_t n = packed_count(packed), first = size_;
-    if (n == 0) return 0;
-    resize(first + n);
-    unsigned char* staging = staging_for(packed.size());
-    if (space_ == exec::Space::host) std::memcpy(staging, packed.data(), packed.size());
-    else exec::cuda::copy_to_device(staging, packed.data(), packed.size());
-    std::size_t at = 0;
-    for (const auto& name : order_)
-      if (auto& c = columns_.at(name); c->restart_state()) {
-        c->set_entries_from(first, n, staging + at);
-        at += n * c->entry_bytes() * std::size_t(c->components());
-      }
+    const std::size_t n = packed_count(packed);
+    append_groups(packed, std::array<std::size_t, 2>{0, n});
     return n;
   }
 

@@ -1113,9 +1113,7 @@ class Cells {
     // a quarter more), so that order_ghosts rarely grows them under the side stream's kick
     // (grow_records waits for it then).
     grow_records(std::size_t(owned_) + ghost_rows_ + ghost_rows_ / 4 + 64);
-    side_->after_compute();
-    exec::cuda::SideStream::Launches on_side(*side_);
-    side_busy_ = true;
+    const auto side = on_side();
     forces(0, frontier_first_);
     if (first_sent_row_ > 0) exec::for_each(space_, {0, first_sent_row_}, kicker(fields), "rbc::cell_kick");
   }
@@ -1123,15 +1121,18 @@ class Cells {
   /// records_ for n rows: grown by half again when short; with the side stream's kick in
   /// flight, waited for and the owned rows' records kept.
   void grow_records(std::size_t n) {
-    if (records_.array.size() >= n) return;
-    if (!side_busy_) {
-      records_.resize_at_least(space_, n);
-      return;
-    }
-    side_->wait();
-    exec::DeviceArray<SpreadRecord<Real>> grown(space_, n + n / 2 + 16);
-    if (owned_) exec::cuda::copy_on_device(grown.data(), records_.data(), std::size_t(owned_) * sizeof(SpreadRecord<Real>));
-    records_.array = std::move(grown);
+    if (side_busy_ && records_.array.size() < n) side_->wait();
+    records_.resize_at_least(space_, n, side_busy_ ? owned_ : 0);
+  }
+
+  /// Where the side stream is (CUDA on many ranks): it waits for the compute stream's work
+  /// so far, and the kernels launched while the returned scope lives go to it; spread
+  /// joins it. Elsewhere nothing: the kernels go where they always do.
+  std::optional<exec::cuda::SideStream::Launches> on_side() {
+    if (!side_) return std::nullopt;
+    side_->after_compute();
+    side_busy_ = true;
+    return std::optional<exec::cuda::SideStream::Launches>(std::in_place, *side_);
   }
 
   /// The ghosts enter the lists of this rank's nodes their supports cover (GhostCover). On
@@ -1140,12 +1141,7 @@ class Cells {
   /// the GPU idle, now beside the frontier rows' forces and kick.
   void cover_ghosts() {
     if (count() > owned_) {
-      std::optional<exec::cuda::SideStream::Launches> on_side;
-      if (side_) {
-        side_->after_compute();
-        on_side.emplace(*side_);
-        side_busy_ = true;
-      }
+      const auto side = on_side();
       exec::for_each(space_, {owned_, count()},
                      GhostCover<Real>{table_->get<Real>("position").data(), table_->get<Real>("orientation").data(),
                                       std::uint32_t(table_->capacity()), model_.support, view_, node_cells()},
@@ -1359,11 +1355,15 @@ class Cells {
     writer_->write(ctx.step, ctx.time, x, {axis, scale, v, w, q, id, fd});
   }
 
-  /// Records of the spreading, one per cell; grows with the cells.
+  /// Records of the spreading, one per cell; grows with the cells, keeping the first
+  /// `keep` records (none: a step writes them before it reads them).
   struct Records {
     exec::DeviceArray<SpreadRecord<Real>> array;
-    void resize_at_least(exec::Space space, std::size_t n) {
-      if (array.size() < n) array = exec::DeviceArray<SpreadRecord<Real>>(space, n + n / 2 + 16);
+    void resize_at_least(exec::Space space, std::size_t n, std::size_t keep = 0) {
+      if (array.size() >= n) return;
+      exec::DeviceArray<SpreadRecord<Real>> grown(space, n + n / 2 + 16);
+      if (keep) grown.copy_from(array, keep);
+      array = std::move(grown);
     }
     SpreadRecord<Real>* data() { return array.data(); }
   };

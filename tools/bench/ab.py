@@ -5,8 +5,8 @@ A change's effect on a step of a few ms was smaller than the spread between runs
 machine (docs/rbc_ranks.md: 2.0-3.1 ms for the same code on 4 x H100, in the steps away
 from the median, the first after the restart above all, which a difference does not
 cancel; since 2026-11-27 differences are timed by summary.json's steady_seconds, after a
-warm-up, not yet checked on a GPU), so a comparison of builds run one after the other
-says little. This script starts every run from the same checkpoint (made once, by the first
+warm-up, which on 4 x H100 on 2026-11-28 narrowed an A/A's spread to 2.35-2.67 ms, not
+to a few percent), so a comparison of builds run one after the other says little. This script starts every run from the same checkpoint (made once, by the first
 build), times each build as the difference of a run of 2N and one of N steps
 (benchlib.differenced: set-up, warm-up and each run's output phase left out), and
 alternates the builds round by round (A, B, C, A, B, C, ...), so that a drift of the

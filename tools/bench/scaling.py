@@ -234,7 +234,6 @@ def transport_sentence(d):
 
 def write_report(d, docs):
     """docs/scaling.md (and the plot) from the numbers of one measurement (scaling.json)."""
-    efficiencies(d["runs"])  # again: pages of older measurements get the columns added since
     n, checks, rows = d["gpus"], d["checks"], d["runs"]
     L = ["# Scaling on several GPUs", "",
          f"Measured {d['date']} at commit {d['commit']} by `{tidy_command(d['command'])}` on {n} x {d['device']}, one MPI rank per GPU "
@@ -566,6 +565,8 @@ def main():
         d = merge(a.merge) if a.merge else json.load(open(a.report))
         if a.rescan:
             d = rescan(d, a.rescan)
+        elif not a.merge:
+            efficiencies(d["runs"])  # a page of an older measurement gets the columns added since
         d["notes"] = d.get("notes", []) + a.note
         docs = a.docs or os.path.dirname(os.path.abspath(a.report))
         os.makedirs(docs, exist_ok=True)
