@@ -295,10 +295,14 @@ int command_mesh(const CommandLine& cl) {
     }
     geometry::write_voxel_file(out, v, distance.empty() ? nullptr : &distance);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%s: %d x %d x %d voxels of dx = %s m; %lld stored (P < 1), of which %lld partial (0 < P < 1); "
+    // The wall cuts come with the voxels (those of the centre classification, though the
+    // file's fluid flags follow P < 1).
+    const std::string cuts = v.has_wall_cuts ? str("; ", v.wall_cuts.size(), " wall cuts") : std::string();
+    std::printf("%s: %d x %d x %d voxels of dx = %s m; %lld stored (P < 1), of which %lld partial (0 < P < 1)%s; "
                 "%.1f s\nwrote %s\nuse it with: [geometry] shape = \"voxels\", file = \"%s\"\n",
                 v.description.c_str(), v.dims[0], v.dims[1], v.dims[2], fmt_g(v.dx).c_str(),
-                static_cast<long long>(fluid), static_cast<long long>(partial), seconds, out.c_str(), out.c_str());
+                static_cast<long long>(fluid), static_cast<long long>(partial), cuts.c_str(), seconds, out.c_str(),
+                out.c_str());
   });
 }
 

@@ -149,7 +149,11 @@ class Box final : public detail::Shape {
     frame.description = str("box ", fmt_g(frame.dims[0] * dx), " x ", fmt_g(frame.dims[1] * dx), " x ",
                             fmt_g(frame.dims[2] * dx), " m");
   }
-  void fill(VoxelGrid& v, VoxelTally*) const override { std::fill(v.fluid.begin(), v.fluid.end(), std::uint8_t{1}); }
+  void fill(VoxelGrid& v, VoxelTally*, std::vector<std::uint8_t>* centre) const override {
+    std::fill(v.fluid.begin(), v.fluid.end(), std::uint8_t{1});
+    if (centre) centre->assign(v.fluid.size(), 1);
+  }
+  bool walls_are_box_faces() const override { return true; }
 };
 
 class Pipe final : public detail::Shape {
@@ -192,16 +196,19 @@ class Pipe final : public detail::Shape {
                             fmt_g(a_[1], 4), ", ", fmt_g(a_[2], 4), ")");
   }
 
-  void fill(VoxelGrid& v, VoxelTally*) const override {
-    const auto& w = v.window;
-    const double R2 = R_ * R_;
-#pragma omp parallel for schedule(static)
-    for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k)
-      for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
-        for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i) {
-          const auto [along, r2] = along_radial2(v.centre(i, j, k));
-          if (std::fabs(along) < half_len_ && r2 < R2) v.fluid[v.index(i, j, k)] = 1;
-        }
+  void fill(VoxelGrid& v, VoxelTally*, std::vector<std::uint8_t>* centre) const override {
+    namespace q = phys::d3q19;
+    // The centres of the held voxels and of one layer around them, for the wall cuts.
+    const VoxelWindow g = detail::grown_window(v);
+    const std::vector<std::uint8_t> in =
+        detail::classify_centres(v, g, [this](const Vec& c) { return centre_inside(c); });
+    detail::copy_held(v, g, in, v.fluid);
+    if (centre) *centre = v.fluid;
+    v.wall_cuts = detail::collect_wall_cuts(v, g, in, [&](int i, int j, int k, int d) {
+      const double dx = v.dx;
+      return exit_at(v.centre(i, j, k), {q::cx(d) * dx, q::cy(d) * dx, q::cz(d) * dx});
+    });
+    v.has_wall_cuts = true;
     if (subsamples_ == 0) return;
     // The ends of the pipe are left as the centres decide (a pipe ends at iolets or wraps
     // around a periodic axis); only the cylinder wall is sampled.
@@ -215,6 +222,21 @@ class Pipe final : public detail::Shape {
   }
 
  private:
+  bool centre_inside(const Vec& c) const {
+    const auto [along, r2] = along_radial2(c);
+    return std::fabs(along) < half_len_ && r2 < R_ * R_;
+  }
+  /// Where the link a -> a + s from an inside point leaves the pipe: through the cylinder
+  /// where it leaves it within the link, else through a flat end. The cylinder first even
+  /// where the link crosses an end plane before it: a pipe's ends are iolets (whose links
+  /// are not the wall's) or wrap around a periodic axis, where the link's solid neighbour
+  /// is the wrapped voxel beyond the cylinder, not the end plane.
+  double exit_at(const Vec& a, const Vec& s) const {
+    const auto cylinder = detail::line_in_cylinder(a, s, centre_, a_, R_);
+    if (cylinder[1] <= 1.0) return std::max(0.0, cylinder[1]);
+    const auto ends = detail::line_in_slab(a, s, centre_, a_, -half_len_, half_len_);
+    return std::max(0.0, std::min(cylinder[1], ends[1]));
+  }
   /// Distance along the axis from the centre, and squared distance from the axis.
   std::array<double, 2> along_radial2(const Vec& x) const {
     const Vec p{x[0] - centre_[0], x[1] - centre_[1], x[2] - centre_[2]};
@@ -247,7 +269,7 @@ std::string geometry_file(const config::Config& g) {
 namespace {
 
 /// Without solid fractions a cell is fluid when its centre is inside: the staircase
-/// that halfway bounce-back (lb_bgk alone) expects.
+/// that halfway bounce-back (lb_bgk alone) expects. The wall cuts stay.
 void keep_or_drop_solid_fraction(bool keep, VoxelGrid& v) {
   if (keep || v.solid_fraction.empty()) return;
   for (std::size_t i = 0; i < v.fluid.size(); ++i) v.fluid[i] = v.solid_fraction[i] < 0.5f;
@@ -266,17 +288,43 @@ class StlSurface final : public detail::Shape {
     options_.subsamples = keep_ ? static_cast<int>(g.integer("subsamples")) : 1;
     frame = voxel_box(surface_, options_);
     rays_ = std::make_unique<detail::ZRays>(surface_, frame.origin, dx, frame.dims, options_.subsamples);
+    // The wall cuts follow the centre rays of one subsample. Their lattice is the same
+    // (2^20 per voxel) for any power of two subsamples; other counts snap the vertices
+    // to another lattice, so they get rays of their own.
+    const int s = options_.subsamples;
+    if (s & (s - 1)) centre_rays_ = std::make_unique<detail::ZRays>(surface_, frame.origin, dx, frame.dims, 1);
+    bvh_ = std::make_unique<detail::TriangleBvh>(surface_);
   }
-  void fill(VoxelGrid& v, VoxelTally* tally) const override {
+  void fill(VoxelGrid& v, VoxelTally* tally, std::vector<std::uint8_t>* centre) const override {
+    namespace q = phys::d3q19;
     v.solid_fraction.resize(v.fluid.size());
     const std::int64_t odd = detail::fill_window(*rays_, v);
     if (tally) {
       tally->odd_rays += odd;
       // The distance is taken before the solid fractions are dropped (as voxelize() does).
-      if (!bvh_) bvh_ = std::make_unique<detail::TriangleBvh>(surface_);
       tally->inside_distance = std::max(tally->inside_distance, detail::largest_inside_distance(*bvh_, v, *rays_));
     }
     keep_or_drop_solid_fraction(keep_, v);
+
+    // Wall cuts: the centre classification of the held voxels and one layer around them
+    // (from the rays, never from the held flags), then the first triangle each link to
+    // an outside neighbour meets.
+    const VoxelWindow g = detail::grown_window(v);
+    const std::vector<std::uint8_t> in = detail::centre_inside_window(centre_rays_ ? *centre_rays_ : *rays_, g);
+    // The links of a voxel come one after another: they share the triangles near it.
+    const double reach = std::sqrt(2.0) * v.dx * (1.0 + 1e-6);
+    const auto first_hit = [&, voxel = std::int64_t(-1), candidates = std::vector<std::uint32_t>()](
+                               int i, int j, int k, int d) mutable {
+      const Vec x = v.centre(i, j, k);
+      if (const std::int64_t id = v.voxel_index(i, j, k); id != voxel) {
+        bvh_->near(x, reach, candidates);
+        voxel = id;
+      }
+      return bvh_->first_hit(x, v.centre(i + q::cx(d), j + q::cy(d), k + q::cz(d)), candidates);
+    };
+    v.wall_cuts = detail::collect_wall_cuts(v, g, in, first_hit);
+    v.has_wall_cuts = true;
+    if (centre) detail::copy_held(v, g, in, *centre);
   }
   void finish(const VoxelTally& total) override {
     require_closed_rays(surface_, total.odd_rays);
@@ -290,7 +338,8 @@ class StlSurface final : public detail::Shape {
   VoxelizeOptions options_{};
   bool keep_ = false;
   std::unique_ptr<detail::ZRays> rays_;
-  mutable std::unique_ptr<detail::TriangleBvh> bvh_;  // built on the first tally
+  std::unique_ptr<detail::ZRays> centre_rays_;  // one subsample, where rays_'s lattice differs
+  std::unique_ptr<detail::TriangleBvh> bvh_;
 };
 
 class VoxelFile final : public detail::Shape {
@@ -303,8 +352,17 @@ class VoxelFile final : public detail::Shape {
     check_voxel_budget(g, frame.dims, max_voxels);
     keep_ = g.boolean("solid_fraction");
   }
-  void fill(VoxelGrid& v, VoxelTally*) const override {
+  void fill(VoxelGrid& v, VoxelTally*, std::vector<std::uint8_t>* centre) const override {
     read_voxel_file_window(path_, v);
+    if (centre) {
+      // The file keeps P, not the centres: P < 1/2 is the staircase a case without solid
+      // fractions gets from it, and a voxel with a cut had its centre inside.
+      centre->resize(v.fluid.size());
+      for (std::size_t n = 0; n < v.fluid.size(); ++n) (*centre)[n] = v.solid_fraction[n] < 0.5f;
+      const std::int64_t nx = v.dims[0], nxy = nx * v.dims[1];
+      for (const WallCut& c : v.wall_cuts)
+        (*centre)[std::size_t(v.index(int(c.voxel % nx), int(c.voxel % nxy / nx), int(c.voxel / nxy)))] = 1;
+    }
     keep_or_drop_solid_fraction(keep_, v);
   }
 
@@ -312,6 +370,85 @@ class VoxelFile final : public detail::Shape {
   std::string path_;
   bool keep_ = false;
 };
+
+}  // namespace
+
+namespace {
+
+struct Ball {
+  Vec centre;
+  double radius;
+};
+
+/// The wall cuts once the spheres are cut out of the shape: for each held voxel whose
+/// centre is inside the shape (`centre`) and in no sphere, the shape's cuts (`v`'s, or
+/// 1/2 where a link leaves the box of a shape whose walls are the box faces) and the
+/// links whose neighbour's centre lies in a sphere; a link that crosses both keeps the
+/// nearer crossing.
+std::vector<WallCut> cuts_with_spheres(const VoxelGrid& v, const std::vector<std::uint8_t>& centre,
+                                       const std::vector<Ball>& balls, bool box_faces) {
+  namespace q = phys::d3q19;
+  const auto& w = v.window;
+  const std::vector<WallCut>& shape = v.wall_cuts;
+  const double dx = v.dx;
+  const auto inside = [](const Vec& p, const Ball& b) {
+    const double e0 = p[0] - b.centre[0], e1 = p[1] - b.centre[1], e2 = p[2] - b.centre[2];
+    return e0 * e0 + e1 * e1 + e2 * e2 < b.radius * b.radius;
+  };
+  std::vector<std::vector<WallCut>> layers(std::size_t(std::max(w.extent[2], 0)));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k) {
+    std::vector<WallCut>& out = layers[std::size_t(k - w.lo[2])];
+    std::vector<const Ball*> near;
+    // The shape's cuts are sorted: one cursor walks them along with the voxels.
+    std::size_t at = std::size_t(
+        std::lower_bound(shape.begin(), shape.end(), v.voxel_index(w.lo[0], w.lo[1], k),
+                         [](const WallCut& c, std::int64_t id) { return c.voxel < id; }) -
+        shape.begin());
+    for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
+      for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i) {
+        const std::int64_t id = v.voxel_index(i, j, k);
+        while (at < shape.size() && shape[at].voxel < id) ++at;
+        std::size_t end = at;
+        while (end < shape.size() && shape[end].voxel == id) ++end;
+        if (!centre[std::size_t(v.index(i, j, k))]) continue;
+        const Vec x = v.centre(i, j, k);
+        bool solid = false;
+        near.clear();
+        for (const Ball& b : balls) {
+          solid |= inside(x, b);
+          // A link is at most sqrt(2) dx long: farther spheres cannot meet it.
+          const double e0 = x[0] - b.centre[0], e1 = x[1] - b.centre[1], e2 = x[2] - b.centre[2];
+          if (std::sqrt(e0 * e0 + e1 * e1 + e2 * e2) < b.radius + 1.5 * dx) near.push_back(&b);
+        }
+        if (solid) continue;
+        for (int d = 1; d < q::Q; ++d) {
+          const int a = i + q::cx(d), b = j + q::cy(d), c = k + q::cz(d);
+          double t = -1.0;  // the shape's crossing
+          for (std::size_t n = at; n < end; ++n)
+            if (shape[n].direction == d) t = shape[n].fraction;
+          if (box_faces && !v.inside_box(a, b, c)) t = 0.5;
+          bool into_sphere = false;
+          if (!near.empty()) {
+            const Vec y = v.centre(a, b, c);
+            const Vec s{y[0] - x[0], y[1] - x[1], y[2] - x[2]};
+            double first = std::numeric_limits<double>::infinity();
+            for (const Ball* ball : near) {
+              into_sphere |= inside(y, *ball);
+              const auto span = detail::line_in_sphere(x, s, ball->centre, ball->radius);
+              if (span[0] <= span[1] && span[1] >= 0.0 && span[0] <= 1.0)
+                first = std::min(first, std::max(0.0, span[0]));
+            }
+            if (t < 0.0 && !into_sphere) continue;  // a fluid neighbour
+            if (first <= 1.0) t = t < 0.0 ? first : std::min(t, first);
+          }
+          if (t < 0.0) continue;  // none found (rounding): nothing stored
+          out.push_back({id, std::uint8_t(d), float(std::min(t, 1.0))});
+        }
+      }
+  }
+  return detail::join_layers(layers);
+}
 
 }  // namespace
 
@@ -354,8 +491,11 @@ VoxelGrid Geometry::voxelize(const VoxelWindow& w, VoxelTally* tally) const {
   v.description = f.description;
   v.hold(w);
   VoxelTally found = this->tally();
-  shape_->fill(v, tally ? &found : nullptr);  // an STL's distance only when tallied
-  // Obstacles: the held fluid voxels whose centre lies in a sphere turn solid.
+  std::vector<std::uint8_t> centre;  // the shape's centre classification, for the obstacles' cuts
+  // An STL's distance only when tallied.
+  shape_->fill(v, tally ? &found : nullptr, obstacles_.empty() ? nullptr : &centre);
+  // Obstacles: the held fluid voxels whose centre lies in a sphere turn solid (P = 1, so
+  // that a voxel file keeps them solid: it stores P alone).
   for (std::size_t o = 0; o < obstacles_.size(); ++o) {
     const auto c = obstacles_[o].centre;
     const double r2 = obstacles_[o].radius * obstacles_[o].radius;
@@ -369,10 +509,17 @@ VoxelGrid Geometry::voxelize(const VoxelWindow& w, VoxelTally* tally) const {
           std::uint8_t& cell = v.fluid[v.index(i, j, k)];
           if (d2 < r2 && cell) {
             cell = 0;
+            if (!v.solid_fraction.empty()) v.solid_fraction[std::size_t(v.index(i, j, k))] = 1.0f;
             ++removed;
           }
         }
     found.obstacle_cut[o] = removed;
+  }
+  if (!obstacles_.empty()) {
+    std::vector<Ball> balls;
+    for (const Sphere& ob : obstacles_) balls.push_back({ob.centre, ob.radius});
+    v.wall_cuts = cuts_with_spheres(v, centre, balls, shape_->walls_are_box_faces());
+    v.has_wall_cuts = true;
   }
   if (tally) {
     found.fluid = v.fluid_count();

@@ -18,8 +18,50 @@ namespace hemo::geometry {
 
 namespace {
 
-constexpr int format_version = 1;
+constexpr int format_version = 2;  // 2: /wall_cuts
 constexpr const char* dataset_name = "solid_fraction";
+
+bool cut_before(const WallCut& a, const WallCut& b) {
+  return a.voxel < b.voxel || (a.voxel == b.voxel && a.direction < b.direction);
+}
+
+/// /wall_cuts: the cuts as three columns and the first cut of each layer.
+void write_cuts(io::hdf5::Output& out, const std::string& path, const VoxelGrid& grid) {
+  const auto& cuts = grid.wall_cuts;
+  const std::int64_t layer = std::int64_t(grid.dims[0]) * grid.dims[1], total = grid.voxel_count();
+  for (std::size_t n = 0; n < cuts.size(); ++n) {
+    const WallCut& c = cuts[n];
+    if (c.voxel < 0 || c.voxel >= total || c.direction < 1 || c.direction > 18 ||
+        !(c.fraction >= 0.0f && c.fraction <= 1.0f) || (n > 0 && !cut_before(cuts[n - 1], c)))
+      throw std::invalid_argument(str("write_voxel_file: ", path, ": wall cut ", n, " (voxel ", c.voxel,
+                                      ", direction ", int(c.direction), ", fraction ", c.fraction,
+                                      ") is out of range or out of order"));
+  }
+  const hsize_t n = cuts.size();
+  std::vector<std::int64_t> voxel(n);
+  std::vector<std::uint8_t> direction(n);
+  std::vector<float> fraction(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    voxel[i] = cuts[i].voxel;
+    direction[i] = cuts[i].direction;
+    fraction[i] = cuts[i].fraction;
+  }
+  std::vector<std::int64_t> first(std::size_t(grid.dims[2]) + 1);
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < first.size(); ++k) {
+    while (at < n && voxel[at] < std::int64_t(k) * layer) ++at;
+    first[k] = std::int64_t(at);
+  }
+  out.group("wall_cuts");
+  // Chunked and compressed where there is anything to chunk: a window reads a range.
+  const hsize_t chunk = std::min<hsize_t>(std::max<hsize_t>(n, 1), 65536);
+  const hsize_t* c = n > 0 ? &chunk : nullptr;
+  out.dataset("wall_cuts/voxel", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &n, voxel.data(), nullptr, c, 4);
+  out.dataset("wall_cuts/direction", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1, &n, direction.data(), nullptr, c, 4);
+  out.dataset("wall_cuts/fraction", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, &n, fraction.data(), nullptr, c, 4);
+  const hsize_t layers = first.size();
+  out.dataset("wall_cuts/layer_first", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &layers, first.data());
+}
 
 }  // namespace
 
@@ -54,6 +96,7 @@ void write_voxel_file(const std::string& path, const VoxelGrid& grid, const std:
   // the surface. Runs read only P.
   if (signed_distance)
     out.dataset("signed_distance", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 3, shape, signed_distance->data(), nullptr, chunk, 4);
+  if (grid.has_wall_cuts) write_cuts(out, path, grid);
   const int version = format_version;
   out.attribute(out.root(), "format_version", H5T_STD_I32LE, H5T_NATIVE_INT, 1, &version);
   out.attribute(out.root(), "dims", H5T_STD_I32LE, H5T_NATIVE_INT, 3, grid.dims.data());
@@ -67,12 +110,13 @@ void write_voxel_file(const std::string& path, const VoxelGrid& grid, const std:
 namespace {
 
 /// The attributes, checked, and the shape of /solid_fraction checked against them.
-VoxelGrid read_header(const io::hdf5::Input& r) {
+VoxelGrid read_header(const io::hdf5::Input& r, int* version_out = nullptr) {
   int version = 0;
   r.numbers("format_version", H5T_NATIVE_INT, 1, &version);
-  if (version != format_version) {
-    r.fail(str("format_version ", version, " is not supported (this hemoflow reads ", format_version, ")"));
+  if (version < 1 || version > format_version) {
+    r.fail(str("format_version ", version, " is not supported (this hemoflow reads 1 to ", format_version, ")"));
   }
+  if (version_out) *version_out = version;
   VoxelGrid g;
   r.numbers("dims", H5T_NATIVE_INT, 3, g.dims.data());
   r.numbers("origin", H5T_NATIVE_DOUBLE, 3, g.origin.data());
@@ -99,6 +143,72 @@ VoxelGrid read_header(const io::hdf5::Input& r) {
                " but dims say (nz, ny, nx) = (", expect[0], ", ", expect[1], ", ", expect[2], ")"));
   }
   return g;
+}
+
+/// The wall cuts of g's held voxels: those of its layers read as one range of each
+/// column (layer_first), checked, and those of its voxels kept.
+void read_cuts(const io::hdf5::Input& r, VoxelGrid& g) {
+  g.wall_cuts.clear();
+  g.has_wall_cuts = r.has_dataset("wall_cuts");
+  if (!g.has_wall_cuts) return;
+  const std::string names[4] = {"wall_cuts/voxel", "wall_cuts/direction", "wall_cuts/fraction",
+                                "wall_cuts/layer_first"};
+  hsize_t sizes[4];
+  for (int c = 0; c < 4; ++c) {
+    const io::hdf5::Input::Shape shape = r.shape(names[c]);
+    if (shape.dims.size() != 1) r.fail(str("dataset /", names[c], " has rank ", shape.dims.size(), ", not 1"));
+    const bool want_float = c == 2;
+    if ((shape.type_class == H5T_FLOAT) != want_float || (!want_float && shape.type_class != H5T_INTEGER))
+      r.fail(str("dataset /", names[c], " is not ", want_float ? "floating point" : "integer"));
+    sizes[c] = shape.dims[0];
+  }
+  for (int c = 1; c < 3; ++c)
+    if (sizes[c] != sizes[0])
+      r.fail(str("dataset /", names[c], " has ", sizes[c], " values but /", names[0], " has ", sizes[0]));
+  const std::int64_t n = std::int64_t(sizes[0]);
+  const int nz = g.dims[2];
+  if (sizes[3] != hsize_t(nz) + 1)
+    r.fail(str("dataset /", names[3], " has ", sizes[3], " values but the box has ", nz, " layers (", nz + 1,
+               " expected)"));
+  std::vector<std::int64_t> first(std::size_t(nz) + 1);
+  r.read(names[3], H5T_NATIVE_INT64, first.data());
+  for (std::size_t k = 0; k < first.size(); ++k)
+    if ((k == 0 && first[k] != 0) || (k > 0 && first[k] < first[k - 1]) || first[k] > n ||
+        (k == first.size() - 1 && first[k] != n))
+      r.fail(str("dataset /", names[3], " is not a rising list from 0 to ", n, " (the cuts' count): value ", k,
+                 " is ", first[k]));
+
+  const auto& w = g.window;
+  if (w.count() == 0) return;
+  const int k0 = w.lo[2], k1 = w.lo[2] + w.extent[2];
+  const hsize_t start = hsize_t(first[std::size_t(k0)]);
+  const hsize_t count = hsize_t(first[std::size_t(k1)] - first[std::size_t(k0)]);
+  std::vector<std::int64_t> voxel(count);
+  std::vector<std::uint8_t> direction(count);
+  std::vector<float> fraction(count);
+  r.read_box(names[0], H5T_NATIVE_INT64, 1, &start, &count, voxel.data());
+  r.read_box(names[1], H5T_NATIVE_UINT8, 1, &start, &count, direction.data());
+  r.read_box(names[2], H5T_NATIVE_FLOAT, 1, &start, &count, fraction.data());
+  const std::int64_t nx = g.dims[0], layer = nx * g.dims[1];
+  int k = k0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::int64_t at = std::int64_t(start + i);
+    while (at >= first[std::size_t(k) + 1]) ++k;
+    const WallCut c{voxel[i], direction[i], fraction[i]};
+    if (c.voxel < std::int64_t(k) * layer || c.voxel >= std::int64_t(k + 1) * layer)
+      r.fail(str("dataset /", names[0], ": cut ", at, " is voxel ", c.voxel, ", not in layer ", k, " where /", names[3],
+                 " puts it"));
+    if (c.direction < 1 || c.direction > 18)
+      r.fail(str("dataset /", names[1], ": cut ", at, " has direction ", int(c.direction), ", outside 1..18"));
+    if (!(c.fraction >= 0.0f && c.fraction <= 1.0f))  // also NaN
+      r.fail(str("dataset /", names[2], ": cut ", at, " has fraction ", c.fraction, ", outside [0, 1]"));
+    if (i > 0 && !cut_before(WallCut{voxel[i - 1], direction[i - 1], 0.0f}, c))
+      r.fail(str("dataset /", names[0], ": cut ", at, " (voxel ", c.voxel, ", direction ", int(c.direction),
+                 ") does not come after cut ", at - 1, " (voxel ", voxel[i - 1], ", direction ", int(direction[i - 1]),
+                 "): the cuts must be sorted by (voxel, direction)"));
+    const int ci = int(c.voxel % nx), cj = int(c.voxel % layer / nx);
+    if (w.contains(ci, cj, k)) g.wall_cuts.push_back(c);
+  }
 }
 
 /// P of g's window, read as a hyperslab; fluid = P < 1.
@@ -132,18 +242,24 @@ VoxelGrid read_voxel_file_header(const std::string& path) {
 void read_voxel_file_window(const std::string& path, VoxelGrid& grid) {
   const io::hdf5::Quiet quiet;
   const io::hdf5::Input r(path, "a voxel geometry file");
-  const VoxelGrid header = read_header(r);
+  int version = 0;
+  const VoxelGrid header = read_header(r, &version);
   if (header.dims != grid.dims)
     r.fail(str("dims = ", header.dims[0], " x ", header.dims[1], " x ", header.dims[2], " changed while it was read"));
   read_window(r, grid);
+  grid.wall_cuts.clear();
+  grid.has_wall_cuts = false;
+  if (version >= 2) read_cuts(r, grid);
 }
 
 VoxelGrid read_voxel_file(const std::string& path) {
   const io::hdf5::Quiet quiet;
   const io::hdf5::Input r(path, "a voxel geometry file");
-  VoxelGrid g = read_header(r);
+  int version = 0;
+  VoxelGrid g = read_header(r, &version);
   g.window = VoxelWindow::whole(g.dims);
   read_window(r, g);
+  if (version >= 2) read_cuts(r, g);
   return g;
 }
 

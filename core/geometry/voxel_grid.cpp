@@ -1,5 +1,6 @@
 #include "core/geometry/voxel_grid.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 
@@ -21,10 +22,20 @@ std::int64_t VoxelGrid::fluid_count() const {
                          [](std::int64_t a, std::uint8_t v) { return a + (v != 0); });
 }
 
+float VoxelGrid::wall_cut(std::int64_t voxel, int direction) const {
+  const auto it = std::lower_bound(wall_cuts.begin(), wall_cuts.end(), std::pair{voxel, direction},
+                                   [](const WallCut& c, const std::pair<std::int64_t, int>& key) {
+                                     return c.voxel < key.first || (c.voxel == key.first && c.direction < key.second);
+                                   });
+  return it != wall_cuts.end() && it->voxel == voxel && it->direction == direction ? it->fraction : -1.0f;
+}
+
 void VoxelGrid::hold(const VoxelWindow& w, std::uint8_t fill) {
   window = w;
   fluid.assign(std::size_t(w.count()), fill);
   solid_fraction.clear();
+  wall_cuts.clear();
+  has_wall_cuts = false;
 }
 
 }  // namespace hemo::geometry

@@ -3,7 +3,8 @@
 // fluid or solid. Voxel (i, j, k) is centred at origin + (i + 1/2, j + 1/2, k + 1/2) dx.
 // Anything outside the box is solid too; the boundaries plugin decides which of those
 // solid places are plain walls, moving walls or (later) iolets, and which box faces are
-// periodic.
+// periodic. Where the shape knows its surface, the grid also says where the wall cuts each
+// link from a fluid voxel to a solid one (WallCut), for interpolated bounce-back.
 //
 // A grid holds the voxels of a window of the box (docs/architecture.md, "Many ranks"):
 // the whole box on one rank, and on many ranks the bounding box of the rank's bricks with
@@ -15,6 +16,15 @@
 #include <vector>
 
 namespace hemo::geometry {
+
+/// Where the wall surface cuts a lattice link (interpolated bounce-back): the link from
+/// the centre of `voxel` (inside the fluid region) to the centre of its neighbour
+/// voxel + c_d (outside it) crosses the surface first at centre + fraction * c_d (in voxel units).
+struct WallCut {
+  std::int64_t voxel;      // global voxel index (VoxelGrid::voxel_index) of the inside voxel
+  std::uint8_t direction;  // D3Q19 direction d, 1..18 (physics/d3q19.hpp: cx/cy/cz(d))
+  float fraction;          // in [0, 1]
+};
 
 /// A sub-box of the voxel box: voxels lo .. lo + extent - 1 along each axis.
 struct VoxelWindow {
@@ -41,6 +51,12 @@ struct VoxelGrid {
   VoxelWindow window;                           // the voxels held (fluid, solid_fraction)
   std::vector<std::uint8_t> fluid;              // 1 fluid, 0 solid; per held voxel, at index(i, j, k)
   std::vector<float> solid_fraction;  // P per held voxel in [0, 1] (VLBM); empty: 0 for fluid voxels, 1 for solid
+  /// Wall cuts of the held voxels (the window), sorted by (voxel, direction); filled by
+  /// shapes that know their surface (pipe, tree, stl, a voxel file that stores them, sphere obstacles).
+  /// They follow the centre classification (a voxel is inside when its centre is), also
+  /// when the fluid flags follow P < 1: a user of the cuts decides what to do there.
+  std::vector<WallCut> wall_cuts;
+  bool has_wall_cuts = false;  // the shape gives them (false for a plain box without obstacles, and for version-1 voxel files)
 
   /// Length that characterises the geometry (pipe diameter, smallest box edge), m.
   double characteristic_length = 0.0;
@@ -69,7 +85,10 @@ struct VoxelGrid {
   }
   /// Fluid voxels held.
   std::int64_t fluid_count() const;
-  /// Sets the window and allocates the fluid flags for it (all `fill`).
+  /// The cut of link (voxel, d), or a negative value where none is stored.
+  float wall_cut(std::int64_t voxel, int direction) const;  // binary search
+  /// Sets the window and allocates the fluid flags for it (all `fill`); no solid
+  /// fractions and no wall cuts.
   void hold(const VoxelWindow& w, std::uint8_t fill = 0);
 };
 

@@ -94,6 +94,17 @@ class TriangleBvh {
     std::int64_t triangle;
   };
   Nearest nearest(const Point& p, double limit2 = std::numeric_limits<double>::infinity(), double stop2 = 0.0) const;
+  /// The first point where the segment a -> b meets a triangle, as t in [0, 1] (a + t (b
+  /// - a)), or a negative value where it meets none. Moller-Trumbore in double, with a
+  /// barycentric slack of 1e-9 so that a segment through a shared edge or vertex is not
+  /// lost between its triangles; a triangle seen edge-on is skipped (its neighbours are met).
+  double first_hit(const Point& a, const Point& b) const;
+  /// The triangles (their positions in the tree, for first_hit below) whose bounding box
+  /// comes within `radius` of p: every triangle a segment from p of that length can meet.
+  void near(const Point& p, double radius, std::vector<std::uint32_t>& out) const;
+  /// first_hit over `candidates` only (from near()): the links of one voxel share one
+  /// tree search.
+  double first_hit(const Point& a, const Point& b, const std::vector<std::uint32_t>& candidates) const;
 
  private:
   struct Node {
@@ -125,5 +136,9 @@ std::int64_t fill_window(const ZRays& rays, VoxelGrid& grid);
 
 /// Whether the centre of voxel (i, j, k) is inside the surface (centre ray of column i, j).
 bool centre_inside(const ZRays& rays, int i, int j, int k);
+
+/// centre_inside for every voxel of window w (any window of the box), one crossing list
+/// per column: 1 inside, at w.offset(i, j, k).
+std::vector<std::uint8_t> centre_inside_window(const ZRays& rays, const VoxelWindow& w);
 
 }  // namespace hemo::geometry::detail

@@ -180,6 +180,117 @@ TriangleBvh::Nearest TriangleBvh::nearest(const Point& p, double limit2, double 
   return best;
 }
 
+namespace {
+
+/// Where a + t s meets the triangle (Moller-Trumbore), t in [0, 1]; infinity where it
+/// does not (or runs in its plane). A barycentric slack of 1e-9 keeps a segment through
+/// a shared edge or vertex from slipping between the two triangles.
+double segment_hit(const std::array<Point, 3>& tri, const Point& a, const Point& s) {
+  constexpr double bary_slack = 1e-9, t_slack = 1e-9;
+  constexpr double none = std::numeric_limits<double>::infinity();
+  const Point e1 = tri[1] - tri[0], e2 = tri[2] - tri[0];
+  const Point p = cross(s, e2);
+  const double det = dot(e1, p);
+  // Edge-on (or degenerate): the segment runs in the triangle's plane; its neighbours
+  // are met instead.
+  if (!(det * det > 1e-24 * dot(e1, e1) * dot(e2, e2) * dot(s, s))) return none;
+  const double inv_det = 1.0 / det;
+  const Point tv = a - tri[0];
+  const double u = dot(tv, p) * inv_det;
+  if (u < -bary_slack || u > 1.0 + bary_slack) return none;
+  const Point q = cross(tv, e1);
+  const double v = dot(s, q) * inv_det;
+  if (v < -bary_slack || u + v > 1.0 + bary_slack) return none;
+  const double h = dot(e2, q) * inv_det;
+  if (h < -t_slack || h > 1.0 + t_slack) return none;
+  return std::clamp(h, 0.0, 1.0);
+}
+
+}  // namespace
+
+void TriangleBvh::near(const Point& p, double radius, std::vector<std::uint32_t>& out) const {
+  out.clear();
+  if (nodes_.empty()) return;
+  const double r2 = radius * radius;
+  std::array<std::uint32_t, 128> stack;
+  int top = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const Node& node = nodes_[stack[--top]];
+    if (box_distance2(p, node.lo, node.hi) > r2) continue;
+    if (node.count == 0) {
+      stack[top++] = node.first + 1;
+      stack[top++] = node.first;
+      continue;
+    }
+    for (std::uint32_t t = node.first; t < node.first + node.count; ++t) out.push_back(t);
+  }
+}
+
+double TriangleBvh::first_hit(const Point& a, const Point& b, const std::vector<std::uint32_t>& candidates) const {
+  const Point s = b - a;
+  double best = std::numeric_limits<double>::infinity();
+  for (const std::uint32_t t : candidates) best = std::min(best, segment_hit(tris_[t], a, s));
+  return best <= 1.0 ? best : -1.0;
+}
+
+double TriangleBvh::first_hit(const Point& a, const Point& b) const {
+  if (nodes_.empty()) return -1.0;
+  const Point s = b - a;
+  Point inv;
+  for (int k = 0; k < 3; ++k) inv[k] = s[k] != 0.0 ? 1.0 / s[k] : 0.0;
+  // Boxes grown by a hair of the surface's size, so that rounding in the slab test never
+  // drops a box the segment only touches (a flat box around an axis-aligned triangle).
+  double pad = 0.0;
+  for (int k = 0; k < 3; ++k) pad = std::max(pad, nodes_[0].hi[k] - nodes_[0].lo[k]);
+  pad *= 1e-9;
+  const double t_slack = 1e-9;  // a hit at t just outside [0, 1] is at an end point
+  double best = std::numeric_limits<double>::infinity();
+  // Where the segment enters the node's box; infinity where it misses it or enters
+  // beyond the best hit so far.
+  const auto entry = [&](const Node& n) {
+    double t0 = -t_slack, t1 = std::min(best, 1.0 + t_slack);
+    for (int k = 0; k < 3; ++k) {
+      const double lo = n.lo[k] - pad, hi = n.hi[k] + pad;
+      if (s[k] == 0.0) {
+        if (a[k] < lo || a[k] > hi) return std::numeric_limits<double>::infinity();
+        continue;
+      }
+      double u0 = (lo - a[k]) * inv[k], u1 = (hi - a[k]) * inv[k];
+      if (u0 > u1) std::swap(u0, u1);
+      t0 = std::max(t0, u0);
+      t1 = std::min(t1, u1);
+      if (t0 > t1) return std::numeric_limits<double>::infinity();
+    }
+    return t0;
+  };
+  struct Pending {
+    std::uint32_t node;
+    double t;  // where the segment enters its box
+  };
+  std::array<Pending, 128> stack;
+  int top = 0;
+  if (const double t = entry(nodes_[0]); t <= 1.0 + t_slack) stack[top++] = {0, t};
+  while (top > 0) {
+    const Pending at = stack[--top];
+    if (at.t > best) continue;  // the box starts beyond a hit found since it was pushed
+    const Node& node = nodes_[at.node];
+    if (node.count == 0) {
+      // The nearer child is searched first (pushed last): its hits prune the other.
+      const double tl = entry(nodes_[node.first]), tr = entry(nodes_[node.first + 1]);
+      const bool left_first = tl <= tr;
+      const Pending nearer{left_first ? node.first : node.first + 1, std::min(tl, tr)};
+      const Pending farther{left_first ? node.first + 1 : node.first, std::max(tl, tr)};
+      if (farther.t <= 1.0 + t_slack) stack[top++] = farther;
+      if (nearer.t <= 1.0 + t_slack) stack[top++] = nearer;
+      continue;
+    }
+    for (std::uint32_t t = node.first; t < node.first + node.count; ++t)
+      best = std::min(best, segment_hit(tris_[t], a, s));
+  }
+  return best <= 1.0 ? best : -1.0;
+}
+
 double largest_inside_distance(const TriangleBvh& bvh, const VoxelGrid& grid, const ZRays& rays) {
   struct Block {
     double bound;

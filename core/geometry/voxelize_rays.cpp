@@ -199,4 +199,26 @@ bool centre_inside(const ZRays& rays, int i, int j, int k) {
   return below % 2 == 1;
 }
 
+std::vector<std::uint8_t> centre_inside_window(const ZRays& rays, const VoxelWindow& w) {
+  std::vector<std::uint8_t> out(std::size_t(std::max<std::int64_t>(w.count(), 0)), 0);
+#pragma omp parallel
+  {
+    std::vector<std::uint32_t> candidates;
+    std::vector<double> z;
+#pragma omp for schedule(dynamic)
+    for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
+      for (int i = w.lo[0]; i < w.lo[0] + w.extent[0]; ++i) {
+        rays.column_candidates(i, j, candidates);
+        if (candidates.empty()) continue;
+        rays.crossings(candidates, rays.centre_coordinate(i), rays.centre_coordinate(j), z);
+        std::size_t below = 0;
+        for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k) {
+          while (below < z.size() && z[below] < k + 0.5) ++below;
+          out[std::size_t(w.offset(i, j, k))] = below % 2;
+        }
+      }
+  }
+  return out;
+}
+
 }  // namespace hemo::geometry::detail

@@ -390,7 +390,10 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
   }
   // Coded links are numbered in (node, direction) order so the numbering, and with it
   // every per-link array, is the same for any thread count.
-  for (const auto& c : classes) m.links.class_names.push_back(c.name);
+  for (const auto& c : classes) {
+    if (c.name == "wall") m.links.wall_class = int(m.links.class_names.size());
+    m.links.class_names.push_back(c.name);
+  }
   for (std::uint32_t f = 0; f < m.num_fluid(); ++f)
     for (int q = 1, n = int(m.fluid_node(f)); q < d3q19::Q; ++q) {
       const std::size_t slot = std::size_t(q - 1) * m.stride + std::size_t(n);
@@ -504,12 +507,15 @@ std::size_t SparseMesh::bytes() const {
 
 std::string SparseMesh::describe() const {
   std::string s = str(num_fluid(), " fluid nodes stored of ", voxel_count(), " voxels (fluid fraction ",
-                      fmt_f(fluid_fraction(), 3), "), ", to_string(ordering), " order; ", wall_links, " wall links");
+                      fmt_f(fluid_fraction(), 3), "), ", to_string(ordering), " order; ",
+                      links.wall_class < 0 ? str(wall_links, " wall links")
+                                           : str(links.count(links.wall_class) + wall_links,
+                                                 " wall links (coded for interpolated bounce-back)"));
   if (layout == Layout::bricks)
     s += str("; bricks of ", brick_edge, "^3: ", num_nodes / brick_slots, " owned, fill ",
              fmt_f(num_nodes ? double(num_fluid()) / double(num_nodes) : 0.0, 3));
   for (std::size_t c = 0; c < links.class_names.size(); ++c)
-    s += str(", ", links.count(int(c)), " ", links.class_names[c], " links");
+    if (int(c) != links.wall_class) s += str(", ", links.count(int(c)), " ", links.class_names[c], " links");
   if (!halo.empty())
     s += str("; rank ", rank, ": ", num_nodes - num_interior, " edge nodes, ", num_halo, " halo nodes from ", halo.size(),
              " neighbour ranks");

@@ -83,6 +83,9 @@ struct BoundaryLinks {
   /// The fluid node a fluid-to-fluid link pulls from; wall_link for boundary links.
   std::vector<std::uint32_t> source;
   std::vector<std::string> class_names;
+  /// The class named "wall" (the vessel wall as coded links: plugins/boundaries'
+  /// interpolated bounce-back), -1 where there is none.
+  int wall_class = -1;
   std::size_t size() const { return node.size(); }
   /// Number of links of one class.
   std::size_t count(int link_class_id) const;
@@ -140,6 +143,14 @@ class SparseMesh {
   std::uint32_t pulls_from(int q, std::uint32_t n) const {
     const std::uint32_t code = neighbours[std::size_t(q - 1) * stride + n];
     return is_coded_link(code) ? links.source[link_index(code)] : code;
+  }
+  /// Whether node n (owned) pulls direction q from the vessel wall: a halfway bounce-back
+  /// (wall_link) or a link of the class "wall" (interpolated bounce-back). Iolets, moving
+  /// walls, obstacles and lb_vlbm's pulls between fluid nodes are not the vessel wall.
+  bool pulls_from_wall(int q, std::uint32_t n) const {
+    const std::uint32_t code = neighbours[std::size_t(q - 1) * stride + n];
+    return code == wall_link ||
+           (is_coded_link(code) && links.wall_class >= 0 && int(links.link_class[link_index(code)]) == links.wall_class);
   }
   /// False only for a brick's holes.
   bool is_fluid(std::uint32_t node) const {

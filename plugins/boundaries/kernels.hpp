@@ -13,6 +13,8 @@
 #include "physics/anti_bounce_back.hpp"
 #include "physics/backflow.hpp"
 #include "physics/equilibrium.hpp"
+#include "physics/interpolated_bounce_back.hpp"
+#include "physics/storage16.hpp"
 #include "physics/zou_he.hpp"
 
 namespace hemo::boundaries {
@@ -196,6 +198,56 @@ struct WallMomentum {
     out[i] = -Real(d3q19::cx(q)) * transfer;
     out[count + i] = -Real(d3q19::cy(q)) * transfer;
     out[2 * count + i] = -Real(d3q19::cz(q)) * transfer;
+  }
+};
+
+/// Interpolated bounce-back on the wall's links (physics/interpolated_bounce_back.hpp):
+/// link_value = kappa (partner - reflected), from the post-collision populations of the
+/// last step where lb_bgk's streaming left them. Links [0, near) have the wall nearer
+/// than halfway (delta < 1/2) and take their partner f*_opp(q) at the second node
+/// x + c_q, which x pulls direction opp(q) from (a halo node on another rank's edge is
+/// exchanged for exactly that pull); the others take f*_q(x) at the node itself. The
+/// kernel reads populations only, so it runs before any boundary that reads link values
+/// (the Zou-He nodes of an iolet's rim).
+template <class Real, class Store = Real, class View = mesh::NodeListView>
+struct InterpolatedWallLinks {
+  Real* HEMO_RESTRICT link_value;
+  const std::uint32_t* HEMO_RESTRICT link;     // k
+  const std::uint32_t* HEMO_RESTRICT node;     // x
+  const std::uint32_t* HEMO_RESTRICT partner;  // x + c_q, for links [0, near)
+  const std::uint8_t* HEMO_RESTRICT direction;  // q, the pulled direction
+  const Real* HEMO_RESTRICT kappa;
+  const Store* HEMO_RESTRICT f;
+  mesh::PopulationSlots<View> slots;
+  std::uint32_t near;
+  HEMO_HD void operator()(std::uint32_t i) const {
+    const int q = direction[i], o = d3q19::opposite(q);
+    const std::uint32_t x = node[i];
+    const Real reflected = Real(f[slots.post_collision(o, x)]);
+    const Real other = i < near ? Real(f[slots.post_collision_pulled(o, partner[i], x)]) : Real(f[slots.post_collision(q, x)]);
+    link_value[link[i]] = phys::interpolated_wall_term(kappa[i], reflected, other);
+  }
+};
+
+/// The mass the interpolated links bring a node beyond what left it (halfway bounce-back
+/// returns exactly what left, so it conserves mass; the sum of the node's link values is
+/// the excess) is taken back from the node's rest population, which it pulls from itself:
+/// the step then conserves mass as halfway bounce-back does, and the rest population
+/// carries no momentum, so the interpolated momentum is kept. One thread per wall node,
+/// its links [first[j], first[j + 1]) in a fixed order (bitwise the same on CPU and GPU).
+template <class Real, class Store = Real, class View = mesh::NodeListView>
+struct ReturnWallExcess {
+  const std::uint32_t* HEMO_RESTRICT node;
+  const std::uint32_t* HEMO_RESTRICT first;
+  const std::uint32_t* HEMO_RESTRICT link;  // link indices k, grouped by node
+  const Real* HEMO_RESTRICT link_value;
+  Store* HEMO_RESTRICT f;
+  mesh::PopulationSlots<View> slots;
+  HEMO_HD void operator()(std::uint32_t j) const {
+    Real excess = Real(0);
+    for (std::uint32_t i = first[j]; i < first[j + 1]; ++i) excess += link_value[link[i]];
+    Store& rest = f[slots.post_collision(0, node[j])];
+    rest = phys::store_population<Store>(Real(rest) - excess, 0, 0u);
   }
 };
 

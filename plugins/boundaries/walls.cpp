@@ -1,13 +1,16 @@
 #include "plugins/boundaries/walls.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
+#include "core/common/log.hpp"
 #include "core/common/text.hpp"
 #include "core/exec/for_each.hpp"
 #include "core/fields/lattice_fields.hpp"
 #include "core/exec/reduce.hpp"
 #include "physics/bounce_back.hpp"
+#include "physics/interpolated_bounce_back.hpp"
 #include "plugins/boundaries/kernels.hpp"
 
 namespace hemo::boundaries {
@@ -59,6 +62,148 @@ void fill_moving_walls(SetupStage& st, const std::vector<MovingWall>& walls) {
       if (links.link_class[k] == w.link_class) values[k] = phys::moving_wall_term<Real>(links.direction[k], u);
   }
   field.array().upload(values);
+}
+
+
+template <class Real>
+void InterpolatedWalls<Real>::request(MeshStage& st, std::vector<int> obstacle_classes) {
+  if (st.config.string("boundaries.wall") != "interpolated") return;
+  const geometry::VoxelGrid& v = st.voxels;
+  if (!v.has_wall_cuts) {
+    log::info(str("boundaries.wall = \"interpolated\": the geometry (", v.description,
+                  ") has no curved surface to cut the links, so its walls are halfway bounce-back (exact on the voxel "
+                  "faces)"));
+    return;
+  }
+  if (!v.solid_fraction.empty()) {
+    // The partial cells are the wall's position there; cutting the links into the solid
+    // voxels beyond them as well would place the wall twice.
+    log::info("boundaries.wall = \"interpolated\" with geometry.solid_fraction = true: the partial cells (lb_vlbm) "
+              "carry the wall, and the links into solid voxels stay halfway bounce-back");
+    return;
+  }
+  active_ = true;
+  obstacle_classes_ = std::move(obstacle_classes);
+  wall_class_ = st.request.add_link_class("wall", [](const std::array<int, 3>&) { return true; });
+  cuts_ = v.wall_cuts;
+  voxels_x_ = v.dims[0];
+  voxels_xy_ = std::int64_t(v.dims[0]) * v.dims[1];
+}
+
+template <class Real>
+void InterpolatedWalls<Real>::setup(SetupStage& st) {
+  if (!active_) return;
+  const mesh::SparseMesh& m = st.mesh;
+  auto cut_of = [&](std::uint32_t n, int d) {
+    const std::int64_t voxel = m.i[n] + voxels_x_ * m.j[n] + voxels_xy_ * m.k[n];
+    const auto it = std::lower_bound(cuts_.begin(), cuts_.end(), std::pair<std::int64_t, int>(voxel, d),
+                                     [](const geometry::WallCut& c, const std::pair<std::int64_t, int>& key) {
+                                       return c.voxel < key.first || (c.voxel == key.first && int(c.direction) < key.second);
+                                     });
+    return it != cuts_.end() && it->voxel == voxel && int(it->direction) == d ? double(it->fraction) : -1.0;
+  };
+  auto interpolated = [&](int cls) {
+    return cls == wall_class_ || std::find(obstacle_classes_.begin(), obstacle_classes_.end(), cls) != obstacle_classes_.end();
+  };
+  // Near links (the wall nearer than halfway) first, then the far ones, each in link order.
+  std::vector<std::uint32_t> link[2], node[2], partner[2];
+  std::vector<std::uint8_t> direction[2];
+  std::vector<Real> kappa[2];
+  std::vector<std::uint64_t> tally(4, 0);  // links of the rule, near ones, without a cut, near without a second node
+  for (std::size_t k = 0; k < m.links.size(); ++k) {
+    if (!interpolated(m.links.link_class[k])) continue;
+    const std::uint32_t x = m.links.node[k];
+    const int q = m.links.direction[k], o = phys::d3q19::opposite(q);  // the solid voxel is x + c_o
+    const double delta = cut_of(x, o);
+    if (delta < 0.0) {
+      ++tally[2];  // no cut found along this link: halfway
+      continue;
+    }
+    const double kap = phys::interpolated_wall_kappa(delta);
+    if (kap == 0.0) continue;
+    const bool near = phys::interpolation_needs_second_node(delta);
+    // The second node x + c_q is where x pulls direction o from; without one (a gap a node
+    // wide, a corner) the rule has nothing to interpolate with, and the link stays halfway.
+    const std::uint32_t y = near ? m.pulls_from(o, x) : x;
+    if (!mesh::is_node(y)) {
+      ++tally[3];
+      continue;
+    }
+    link[near ? 0 : 1].push_back(std::uint32_t(k));
+    node[near ? 0 : 1].push_back(x);
+    partner[near ? 0 : 1].push_back(y);
+    direction[near ? 0 : 1].push_back(std::uint8_t(q));
+    kappa[near ? 0 : 1].push_back(Real(kap));
+  }
+  cuts_ = {};
+  // The same links grouped by node, for the give-back of their excess mass.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_node;  // (node, link)
+  for (int part = 0; part < 2; ++part)
+    for (std::size_t i = 0; i < link[part].size(); ++i) by_node.emplace_back(node[part][i], link[part][i]);
+  std::sort(by_node.begin(), by_node.end());
+  std::vector<std::uint32_t> wall_node, first, node_link;
+  for (const auto& [x, k] : by_node) {
+    if (wall_node.empty() || wall_node.back() != x) {
+      wall_node.push_back(x);
+      first.push_back(std::uint32_t(node_link.size()));
+    }
+    node_link.push_back(k);
+  }
+  first.push_back(std::uint32_t(node_link.size()));
+  wall_nodes_ = std::uint32_t(wall_node.size());
+  near_ = std::uint32_t(link[0].size());
+  count_ = near_ + std::uint32_t(link[1].size());
+  tally[0] = count_;
+  tally[1] = near_;
+  st.comm.sum(tally);
+  auto joined = [](auto& a) {
+    a[0].insert(a[0].end(), a[1].begin(), a[1].end());
+    return a[0];
+  };
+  space_ = st.space;
+  mesh_ = &m;
+  link_ = exec::to_device(space_, joined(link));
+  node_ = exec::to_device(space_, joined(node));
+  partner_ = exec::to_device(space_, joined(partner));
+  direction_ = exec::to_device(space_, joined(direction));
+  kappa_ = exec::to_device(space_, joined(kappa));
+  wall_node_ = exec::to_device(space_, wall_node);
+  first_ = exec::to_device(space_, first);
+  node_link_ = exec::to_device(space_, node_link);
+  log::info(str("boundaries.wall = \"interpolated\": linear interpolated bounce-back (Bouzidi et al. 2001) on ", tally[0],
+                " links, ", tally[1], " of them with the wall nearer than halfway",
+                tally[2] + tally[3] ? str("; halfway bounce-back on ", tally[2], " links the surface does not cut and ",
+                                          tally[3], " near links without a second fluid node")
+                                    : std::string()));
+  // Before the iolets' kernels: the Zou-He nodes of an iolet's rim read these link values
+  // and the rest populations.
+  st.scheduler.add(Phase::begin_step, "interpolated_walls", "boundaries", [this](StepContext& ctx) {
+    if (!count_) return;
+    // The populations after the last step, where lb_bgk's streaming left them.
+    const PopulationSlotsOf slots = population_slots(*ctx.fields, *mesh_, ctx.step - 1);
+    visit_populations<Real>(*ctx.fields, "f", [&](auto& f) {
+      using Store = typename std::remove_cvref_t<decltype(f)>::value_type;
+      std::visit(
+          [&](auto where) {
+            InterpolatedWallLinks<Real, Store, decltype(where.lattice)> k{ctx.fields->get<Real>("link_value").data(),
+                                                                          link_.data(),
+                                                                          node_.data(),
+                                                                          partner_.data(),
+                                                                          direction_.data(),
+                                                                          kappa_.data(),
+                                                                          f.data(),
+                                                                          where,
+                                                                          near_};
+            exec::for_each(space_, {0, count_}, k, "boundaries::interpolated_walls");
+            exec::for_each(space_, {0, wall_nodes_},
+                           ReturnWallExcess<Real, Store, decltype(where.lattice)>{
+                               wall_node_.data(), first_.data(), node_link_.data(),
+                               ctx.fields->get<Real>("link_value").data(), f.data(), where},
+                           "boundaries::return_wall_excess");
+          },
+          slots);
+    });
+  });
 }
 
 template <class Real>
@@ -133,6 +278,8 @@ void ObstacleForces<Real>::monitor(StepContext& ctx) {
 
 template void fill_moving_walls<float>(SetupStage&, const std::vector<MovingWall>&);
 template void fill_moving_walls<double>(SetupStage&, const std::vector<MovingWall>&);
+template class InterpolatedWalls<float>;
+template class InterpolatedWalls<double>;
 template class ObstacleForces<float>;
 template class ObstacleForces<double>;
 

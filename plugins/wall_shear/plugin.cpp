@@ -262,9 +262,10 @@ class WallShearIn final : public WallShear {
     surface_normals_ = normal != "links" && surface_mesh_.has_value() && cfg.string("wall_shear.method") == "stress";
   }
 
-  /// This rank's wall nodes: owned fluid nodes with at least one pull that is a plain
-  /// wall bounce-back (wall_link). Coded links (iolets, moving walls, lb_vlbm's pulls
-  /// between fluid nodes) are not walls here. Listed by ascending global voxel index.
+  /// This rank's wall nodes: owned fluid nodes with at least one pull from the vessel
+  /// wall (SparseMesh::pulls_from_wall: halfway or interpolated bounce-back). Other coded
+  /// links (iolets, moving walls, obstacles, lb_vlbm's pulls between fluid nodes) are not
+  /// walls here. Listed by ascending global voxel index.
   ///
   /// With lb_vlbm's partial cells (its field fluid_share, 1 - P) the surface runs through
   /// the partial layer, and the nodes next to a fully solid voxel lie beyond it, where
@@ -277,8 +278,7 @@ class WallShearIn final : public WallShear {
     // The fluid share of the voxel node n pulls direction q from: 0 for a wall, -1 for a
     // boundary's coded link (an iolet or a moving wall: not a wall here).
     auto share_from = [&](int q, std::uint32_t n) -> double {
-      const std::uint32_t code = m.neighbours[std::size_t(q - 1) * m.stride + n];
-      if (code == mesh::wall_link) return 0.0;
+      if (m.pulls_from_wall(q, n)) return 0.0;
       const std::uint32_t from = m.pulls_from(q, n);
       if (from == mesh::wall_link) return -1.0;
       return share.empty() ? 1.0 : share[from];
@@ -318,7 +318,7 @@ class WallShearIn final : public WallShear {
       node[w] = n;
       voxel[w] = found[w].first;
       for (int q = 1; q < d3q19::Q; ++q) {
-        if (m.neighbours[std::size_t(q - 1) * m.stride + n] == mesh::wall_link) bits[w] |= 1u << q;
+        if (m.pulls_from_wall(q, n)) bits[w] |= 1u << q;
       }
       phys::Vec3<double> nd = phys::wall_normal<double>(bits[w]);
       if (partial_cells_) {
@@ -921,7 +921,7 @@ class WallShearPlugin final : public Plugin {
     for (std::uint32_t f = 0; f < m.num_fluid(); ++f) {
       const std::uint32_t n = m.fluid_node(f);
       for (int q = 1; q < d3q19::Q; ++q)
-        if (m.neighbours[std::size_t(q - 1) * m.stride + n] == mesh::wall_link) {
+        if (m.pulls_from_wall(q, n)) {
           ++wall;
           break;
         }

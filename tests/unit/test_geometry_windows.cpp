@@ -1,12 +1,14 @@
 // Windows of the voxel box (docs/architecture.md, "Many ranks"): every shape gives a voxel
-// the same fluid flag and solid fraction in any window as in the whole box, and tallies
-// over windows that cover the box once give the whole box's checks and numbers.
+// the same fluid flag, solid fraction and wall cuts in any window as in the whole box, and
+// tallies (and cuts) over windows that cover the box once give the whole box's.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "core/common/error.hpp"
 #include "core/config/config.hpp"
@@ -41,7 +43,20 @@ void check_windows(const std::string& toml, double dx, int layer) {
   CHECK(geo.frame().fluid.empty());
   geometry::VoxelTally tally = geo.tally();
   std::int64_t mismatches = 0;
+  // The whole box's cuts of the voxels a window holds, bitwise.
+  const auto same_cuts = [&](const geometry::VoxelGrid& part) {
+    std::vector<geometry::WallCut> held;
+    const std::int64_t nx = dims[0], nxy = nx * dims[1];
+    for (const auto& c : whole.wall_cuts)
+      if (part.holds(int(c.voxel % nx), int(c.voxel % nxy / nx), int(c.voxel / nxy))) held.push_back(c);
+    return part.has_wall_cuts == whole.has_wall_cuts && part.wall_cuts.size() == held.size() &&
+           std::equal(held.begin(), held.end(), part.wall_cuts.begin(), [](const auto& a, const auto& b) {
+             return a.voxel == b.voxel && a.direction == b.direction && a.fraction == b.fraction;
+           });
+  };
+  std::vector<geometry::WallCut> slab_cuts;
   const auto compare = [&](const geometry::VoxelGrid& part) {
+    CHECK(same_cuts(part));
     const auto& w = part.window;
     for (int k = w.lo[2]; k < w.lo[2] + w.extent[2]; ++k)
       for (int j = w.lo[1]; j < w.lo[1] + w.extent[1]; ++j)
@@ -57,11 +72,27 @@ void check_windows(const std::string& toml, double dx, int layer) {
     CHECK(slab.held_count() < whole.held_count());
     CHECK(slab.solid_fraction.empty() == whole.solid_fraction.empty());
     compare(slab);
+    slab_cuts.insert(slab_cuts.end(), slab.wall_cuts.begin(), slab.wall_cuts.end());
   }
+  // The slabs' cuts, in order, are the whole box's.
+  CHECK(slab_cuts.size() == whole.wall_cuts.size());
+  CHECK(std::equal(slab_cuts.begin(), slab_cuts.end(), whole.wall_cuts.begin(), whole.wall_cuts.end(),
+                   [](const auto& a, const auto& b) {
+                     return a.voxel == b.voxel && a.direction == b.direction && a.fraction == b.fraction;
+                   }));
   geometry::VoxelWindow inner;
   for (int d = 0; d < 3; ++d) inner.lo[d] = dims[d] / 4, inner.extent[d] = std::max(1, dims[d] / 2);
   compare(geo.voxelize(inner));
+  // Two windows that overlap (in x and y as well as in z) agree where both hold.
+  geometry::VoxelWindow a, b;
+  for (int d = 0; d < 3; ++d) {
+    a.lo[d] = 0, a.extent[d] = std::max(1, (2 * dims[d]) / 3);
+    b.lo[d] = dims[d] / 3, b.extent[d] = dims[d] - dims[d] / 3;
+  }
+  compare(geo.voxelize(a));
+  compare(geo.voxelize(b));
   CHECK(mismatches == 0);
+  if (!whole.wall_cuts.empty()) CHECK(whole.has_wall_cuts);
 
   CHECK(tally.fluid == whole.fluid_count());
   geo.finish(tally);
@@ -80,6 +111,12 @@ TEST_CASE("windows: a tilted pipe with solid fractions") {
   check_windows("[geometry]\nshape = \"pipe\"\nradius = 5.0\nlength = 24.0\naxis = [1, 0.3, 0.2]\n"
                 "solid_fraction = true\nsubsamples = 4\n",
                 1.0, 5);
+}
+
+TEST_CASE("windows: a pipe with an obstacle across its wall, without solid fractions") {
+  check_windows("[geometry]\nshape = \"pipe\"\nradius = 5.0\nlength = 20.0\naxis = [0.2, 1, 0.3]\n"
+                "[[geometry.obstacle]]\ncenter = [1, 0, 4.5]\nradius = 2.5\n",
+                1.0, 4);
 }
 
 TEST_CASE("windows: a vessel tree with solid fractions") {

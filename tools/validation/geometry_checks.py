@@ -157,3 +157,12 @@ def real_geometry(ctx):
 
 
 CHECKS = {"vlbm_pipe": vlbm_pipe, "real_geometry": real_geometry}
+# What each study's rows depend on besides validate.py's BASE_SOURCES (hemoflow's core, the
+# lb_bgk and boundaries plugins): its cases, lb_vlbm, this module, the analysis it reads and
+# iolet_checks.py's plotting. (The patient surfaces come from HEMO_DATA_DIR, outside git.)
+SOURCES = {
+    "vlbm_pipe": ["cases/vlbm_pipe.toml", "plugins/lb_vlbm/", "tools/validation/geometry_checks.py",
+                  "tools/analysis/pipe_iolets.py", "tools/validation/iolet_checks.py"],
+    "real_geometry": ["cases/aorta.toml", "cases/carotid.toml", "plugins/lb_vlbm/", "tools/validation/geometry_checks.py",
+                      "tools/analysis/slice.py", "tools/validation/iolet_checks.py"],
+}

@@ -196,6 +196,10 @@ def pressure_rules(ctx):
 
 
 CHECKS = {"pressure_rules": pressure_rules}
+# What the study's rows depend on besides validate.py's BASE_SOURCES (hemoflow's core, the
+# lb_bgk and boundaries plugins): its case, this module and the analysis it reads.
+SOURCES = {"pressure_rules": ["cases/pipe_pressure.toml", "tools/validation/pressure_rules.py",
+                              "tools/analysis/pipe_iolets.py"]}
 
 
 if __name__ == "__main__":

@@ -478,3 +478,6 @@ def plot(ctx, results):
 
 
 CHECKS = {"rbc_tubes": rbc_tubes}
+# What the study's rows depend on besides validate.py's BASE_SOURCES (hemoflow's core, the
+# lb_bgk and boundaries plugins): the rbc plugin and this module (which writes its cases).
+SOURCES = {"rbc_tubes": ["plugins/rbc/", "tools/validation/rbc_tubes.py"]}

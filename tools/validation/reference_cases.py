@@ -245,3 +245,11 @@ def bifurcation(ctx):
 
 
 CHECKS = {"cavity": cavity, "bifurcation": bifurcation}
+# What each study's rows depend on besides validate.py's BASE_SOURCES (hemoflow's core, the
+# lb_bgk and boundaries plugins): its cases (the reduced cavity runs the lid-driven box), this
+# module, the analysis it reads and iolet_checks.py's plotting.
+SOURCES = {
+    "cavity": ["cases/cavity_re1000.toml", "cases/lid_driven_cavity.toml", "tools/validation/reference_cases.py",
+               "tools/analysis/cavity.py", "tools/validation/iolet_checks.py"],
+    "bifurcation": ["cases/bifurcation.toml", "tools/validation/reference_cases.py", "tools/analysis/bifurcation.py"],
+}

@@ -145,3 +145,6 @@ SPHERE_REF = "Roos & Willmarth 1971, Mikhailov-Freire 2013 fit"
 
 
 CHECKS = {"sphere": sphere}
+# What the study's rows depend on besides validate.py's BASE_SOURCES (hemoflow's core, the
+# lb_bgk and boundaries plugins): its case, this module and the analysis it reads.
+SOURCES = {"sphere": ["cases/sphere_drag.toml", "tools/validation/sphere_check.py", "tools/analysis/sphere.py"]}
