@@ -22,12 +22,12 @@ std::int64_t VoxelGrid::fluid_count() const {
                          [](std::int64_t a, std::uint8_t v) { return a + (v != 0); });
 }
 
-float VoxelGrid::wall_cut(std::int64_t voxel, int direction) const {
-  const auto it = std::lower_bound(wall_cuts.begin(), wall_cuts.end(), std::pair{voxel, direction},
+float find_wall_cut(const std::vector<WallCut>& cuts, std::int64_t voxel, int direction) {
+  const auto it = std::lower_bound(cuts.begin(), cuts.end(), std::pair{voxel, direction},
                                    [](const WallCut& c, const std::pair<std::int64_t, int>& key) {
                                      return c.voxel < key.first || (c.voxel == key.first && c.direction < key.second);
                                    });
-  return it != wall_cuts.end() && it->voxel == voxel && it->direction == direction ? it->fraction : -1.0f;
+  return it != cuts.end() && it->voxel == voxel && it->direction == direction ? it->fraction : -1.0f;
 }
 
 void VoxelGrid::hold(const VoxelWindow& w, std::uint8_t fill) {

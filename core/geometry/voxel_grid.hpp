@@ -44,6 +44,10 @@ struct VoxelWindow {
   static VoxelWindow whole(const std::array<int, 3>& dims) { return {{0, 0, 0}, dims}; }
 };
 
+/// The cut of link (voxel, d) in a list sorted by (voxel, direction) (VoxelGrid::wall_cuts,
+/// or a copy a plugin keeps past the mesh's set-up), or a negative value where none is.
+float find_wall_cut(const std::vector<WallCut>& cuts, std::int64_t voxel, int direction);
+
 struct VoxelGrid {
   std::array<int, 3> dims{0, 0, 0};             // the whole box
   std::array<double, 3> origin{0.0, 0.0, 0.0};  // m: corner of voxel (0,0,0)
@@ -86,7 +90,7 @@ struct VoxelGrid {
   /// Fluid voxels held.
   std::int64_t fluid_count() const;
   /// The cut of link (voxel, d), or a negative value where none is stored.
-  float wall_cut(std::int64_t voxel, int direction) const;  // binary search
+  float wall_cut(std::int64_t voxel, int direction) const { return find_wall_cut(wall_cuts, voxel, direction); }
   /// Sets the window and allocates the fluid flags for it (all `fill`); no solid
   /// fractions and no wall cuts.
   void hold(const VoxelWindow& w, std::uint8_t fill = 0);

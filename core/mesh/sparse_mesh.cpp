@@ -35,14 +35,22 @@ Layout layout_from_string(const std::string& s) {
 }
 
 int MeshRequest::add_link_class(std::string name, std::function<bool(const std::array<int, 3>&)> claims) {
-  link_classes.push_back({std::move(name), std::move(claims), nullptr});
+  link_classes.push_back({std::move(name), false, std::move(claims), nullptr});
   if (link_classes.size() > 0xFFFF) throw std::logic_error("too many boundary link classes");
   return static_cast<int>(link_classes.size()) - 1;
 }
 
+int MeshRequest::add_vessel_wall_class(std::string name, std::function<bool(const std::array<int, 3>&)> claims) {
+  for (const LinkClass& c : link_classes)
+    if (c.vessel_wall) throw std::logic_error("a second vessel wall link class: " + name);
+  const int id = add_link_class(std::move(name), std::move(claims));
+  link_classes[std::size_t(id)].vessel_wall = true;
+  return id;
+}
+
 int MeshRequest::add_fluid_link_class(
     std::string name, std::function<bool(const std::array<int, 3>&, const std::array<int, 3>&)> claims) {
-  link_classes.push_back({std::move(name), nullptr, std::move(claims)});
+  link_classes.push_back({std::move(name), false, nullptr, std::move(claims)});
   if (link_classes.size() > 0xFFFF) throw std::logic_error("too many boundary link classes");
   return static_cast<int>(link_classes.size()) - 1;
 }
@@ -391,7 +399,7 @@ SparseMesh build_mesh(const geometry::VoxelGrid& vox, const MeshRequest& request
   // Coded links are numbered in (node, direction) order so the numbering, and with it
   // every per-link array, is the same for any thread count.
   for (const auto& c : classes) {
-    if (c.name == "wall") m.links.wall_class = int(m.links.class_names.size());
+    if (c.vessel_wall) m.links.wall_class = int(m.links.class_names.size());
     m.links.class_names.push_back(c.name);
   }
   for (std::uint32_t f = 0; f < m.num_fluid(); ++f)

@@ -34,6 +34,9 @@ Layout layout_from_string(const std::string& s);  // throws std::invalid_argumen
 /// with a bounce-back, so it goes through a link value like a boundary does.
 struct LinkClass {
   std::string name;
+  /// The vessel wall as coded links (at most one class): wall_shear and the divergence
+  /// report treat its links as the plain wall's (SparseMesh::pulls_from_wall).
+  bool vessel_wall = false;
   std::function<bool(const std::array<int, 3>& voxel)> claims;
   std::function<bool(const std::array<int, 3>& from, const std::array<int, 3>& to)> claims_fluid;
 };
@@ -69,6 +72,9 @@ struct MeshRequest {
   std::vector<LinkClass> link_classes;
   /// Adds a class and returns its id (its index).
   int add_link_class(std::string name, std::function<bool(const std::array<int, 3>&)> claims);
+  /// Adds the class of the vessel wall's links (coded so that a plugin can give them
+  /// values, as an interpolated bounce-back does) and returns its id; at most one.
+  int add_vessel_wall_class(std::string name, std::function<bool(const std::array<int, 3>&)> claims);
   /// Adds a class of fluid-to-fluid links and returns its id.
   int add_fluid_link_class(std::string name,
                            std::function<bool(const std::array<int, 3>& from, const std::array<int, 3>& to)> claims);
@@ -83,8 +89,7 @@ struct BoundaryLinks {
   /// The fluid node a fluid-to-fluid link pulls from; wall_link for boundary links.
   std::vector<std::uint32_t> source;
   std::vector<std::string> class_names;
-  /// The class named "wall" (the vessel wall as coded links: plugins/boundaries'
-  /// interpolated bounce-back), -1 where there is none.
+  /// The vessel wall's class (LinkClass::vessel_wall), -1 where there is none.
   int wall_class = -1;
   std::size_t size() const { return node.size(); }
   /// Number of links of one class.
@@ -145,7 +150,7 @@ class SparseMesh {
     return is_coded_link(code) ? links.source[link_index(code)] : code;
   }
   /// Whether node n (owned) pulls direction q from the vessel wall: a halfway bounce-back
-  /// (wall_link) or a link of the class "wall" (interpolated bounce-back). Iolets, moving
+  /// (wall_link) or a link of the vessel wall's class (interpolated bounce-back). Iolets, moving
   /// walls, obstacles and lb_vlbm's pulls between fluid nodes are not the vessel wall.
   bool pulls_from_wall(int q, std::uint32_t n) const {
     const std::uint32_t code = neighbours[std::size_t(q - 1) * stride + n];

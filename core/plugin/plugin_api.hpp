@@ -26,7 +26,7 @@
 namespace hemo {
 
 /// Bumped whenever this header, or a type it exposes, changes layout or meaning.
-inline constexpr int plugin_abi_version = 21;  // 21: Scheduler::require_relaxation_time; 20: Communicator::start_exchange non-virtual (counts bytes_sent), implementations override post_exchange; 19: Scheduler::require_viscous_stress, StepContext::stress_due; 18: HaloExchange device-to-device members, exec::cuda::AsyncCopy; 17: FieldBase optional restart state, Scheduler::add_before_checkpoint; 16: Scheduler fences each action only with run.fence_actions; 15: Plugin::plan; 14: geometry::SurfacePoint::triangle; 13: Scheduler::add_run_end (12: HaloExchange staging in exec::HostBuffer)
+inline constexpr int plugin_abi_version = 22;  // 22: geometry::WallCut and VoxelGrid::wall_cuts, LinkClass::vessel_wall, MeshRequest::add_vessel_wall_class, BoundaryLinks::wall_class, SparseMesh::pulls_from_wall; 21: Scheduler::require_relaxation_time; 20: Communicator::start_exchange non-virtual (counts bytes_sent), implementations override post_exchange; 19: Scheduler::require_viscous_stress, StepContext::stress_due; 18: HaloExchange device-to-device members, exec::cuda::AsyncCopy; 17: FieldBase optional restart state, Scheduler::add_before_checkpoint; 16: Scheduler fences each action only with run.fence_actions; 15: Plugin::plan; 14: geometry::SurfacePoint::triangle; 13: Scheduler::add_run_end (12: HaloExchange staging in exec::HostBuffer)
 
 /// A velocity a plugin imposes, for the Mach and Reynolds numbers, with the length that
 /// goes with it where the plugin knows one (a velocity inlet: its diameter). When this

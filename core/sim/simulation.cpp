@@ -308,7 +308,7 @@ void Simulation::build_mesh_of_this_rank() {
   summary_.layout = mesh::to_string(layout);
   summary_.brick_slots = layout == mesh::Layout::bricks ? counts[2] : 0;
   summary_.mesh_bytes = static_cast<std::uint64_t>(comm_->max(double(mesh_.bytes())));
-  // The vessel wall's links, halfway or interpolated (the class "wall"), under one name.
+  // The vessel wall's links, halfway or interpolated (its coded class), under one name.
   summary_.links = {{"wall", counts[1]}};
   for (std::size_t c = 0; c < mesh_.links.class_names.size(); ++c) {
     if (int(c) == mesh_.links.wall_class) summary_.links[0].second += counts[3 + c];

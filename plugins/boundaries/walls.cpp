@@ -64,7 +64,6 @@ void fill_moving_walls(SetupStage& st, const std::vector<MovingWall>& walls) {
   field.array().upload(values);
 }
 
-
 template <class Real>
 void InterpolatedWalls<Real>::request(MeshStage& st, std::vector<int> obstacle_classes) {
   if (st.config.string("boundaries.wall") != "interpolated") return;
@@ -84,10 +83,8 @@ void InterpolatedWalls<Real>::request(MeshStage& st, std::vector<int> obstacle_c
   }
   active_ = true;
   obstacle_classes_ = std::move(obstacle_classes);
-  wall_class_ = st.request.add_link_class("wall", [](const std::array<int, 3>&) { return true; });
+  wall_class_ = st.request.add_vessel_wall_class("wall", [](const std::array<int, 3>&) { return true; });
   cuts_ = v.wall_cuts;
-  voxels_x_ = v.dims[0];
-  voxels_xy_ = std::int64_t(v.dims[0]) * v.dims[1];
 }
 
 template <class Real>
@@ -95,12 +92,7 @@ void InterpolatedWalls<Real>::setup(SetupStage& st) {
   if (!active_) return;
   const mesh::SparseMesh& m = st.mesh;
   auto cut_of = [&](std::uint32_t n, int d) {
-    const std::int64_t voxel = m.i[n] + voxels_x_ * m.j[n] + voxels_xy_ * m.k[n];
-    const auto it = std::lower_bound(cuts_.begin(), cuts_.end(), std::pair<std::int64_t, int>(voxel, d),
-                                     [](const geometry::WallCut& c, const std::pair<std::int64_t, int>& key) {
-                                       return c.voxel < key.first || (c.voxel == key.first && int(c.direction) < key.second);
-                                     });
-    return it != cuts_.end() && it->voxel == voxel && int(it->direction) == d ? double(it->fraction) : -1.0;
+    return double(geometry::find_wall_cut(cuts_, std::int64_t(m.voxel_index(n)), d));
   };
   auto interpolated = [&](int cls) {
     return cls == wall_class_ || std::find(obstacle_classes_.begin(), obstacle_classes_.end(), cls) != obstacle_classes_.end();

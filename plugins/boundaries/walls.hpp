@@ -53,7 +53,6 @@ class InterpolatedWalls {
   int wall_class_ = -1;
   std::vector<int> obstacle_classes_;
   std::vector<geometry::WallCut> cuts_;  // this rank's window, until setup
-  std::int64_t voxels_x_ = 0, voxels_xy_ = 0;
   std::uint32_t count_ = 0, near_ = 0, wall_nodes_ = 0;
   exec::DeviceArray<std::uint32_t> link_, node_, partner_, wall_node_, first_, node_link_;
   exec::DeviceArray<std::uint8_t> direction_;

@@ -13,6 +13,7 @@
 #include "core/common/error.hpp"
 #include "core/config/config.hpp"
 #include "core/geometry/shapes.hpp"
+#include "geometry_helpers.hpp"
 #include "core/geometry/stl.hpp"
 #include "core/geometry/voxel_file.hpp"
 #include "core/partition/brick_partition.hpp"
@@ -22,13 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-config::Config geometry_section(const std::string& toml) {
-  config::Schema schema;
-  geometry::declare_schema(schema);
-  static std::vector<config::Config> keep;  // the views share their document
-  keep.push_back(config::Document::parse(toml, "test.toml").validate(schema));
-  return keep.back().section("geometry");
-}
+using test::geometry_section;
 
 /// Voxelizes the box whole, then in layers of `layer` voxels along z (tallied, as pass
 /// 1 does) and in one window inside it, and compares voxel by voxel.

@@ -21,6 +21,7 @@
 #include "core/common/error.hpp"
 #include "core/config/config.hpp"
 #include "core/geometry/shapes.hpp"
+#include "geometry_helpers.hpp"
 #include "core/geometry/stl.hpp"
 #include "core/geometry/voxel_file.hpp"
 #include "core/geometry/voxelize_detail.hpp"
@@ -33,13 +34,7 @@ using Vec = std::array<double, 3>;
 
 namespace {
 
-config::Config geometry_section(const std::string& toml) {
-  config::Schema schema;
-  geometry::declare_schema(schema);
-  static std::vector<config::Config> keep;  // the views share their document
-  keep.push_back(config::Document::parse(toml, "test.toml").validate(schema));
-  return keep.back().section("geometry");
-}
+using test::geometry_section;
 
 geometry::VoxelGrid build(const std::string& toml, double dx) {
   return geometry::build(geometry_section(toml), dx, std::int64_t(1) << 30);

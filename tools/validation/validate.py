@@ -967,12 +967,6 @@ def active_flag(entry, storage, reduced=False):
     return flag if flag.get("applies_to", "both") in ("both", "reduced" if reduced else "full") else None
 
 
-def known_reason(entry, storage, reduced=False):
-    """The reason of active_flag, "" where none applies."""
-    flag = active_flag(entry, storage, reduced)
-    return flag["reason"] if flag else ""
-
-
 def list_studies(names):
     """--list: each study with the paths its rows depend on."""
     base = included_files(tuple(BASE_SOURCES))
