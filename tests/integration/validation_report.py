@@ -13,7 +13,9 @@
   - writing the report replaces superseded rows (same study, collision operator and
     storage option) and keeps the others; --from-json merges in order;
   - the headline counts current checks only and says how many stale rows it left out;
-  - every registered study declares sources that exist.
+  - every registered study declares sources that exist;
+  - the sphere study's limit of three levels: Richardson's where they give an order, the
+    last level where they do not; --set (an experiment) is refused for the report.
 
 Each part prints "ok" or "FAIL"; exit code 1 if any failed. Runs in about a second.
 """
@@ -330,8 +332,30 @@ def registered():
     check(ok, "every registered study declares sources that exist" + (f": {why}" if why else ""))
 
 
+def extrapolation_and_experiments(tmp):
+    import sphere_check
+    value, order, how = sphere_check.limit({10: 3.0 + 10 ** -2, 14: 3.0 + 14 ** -2, 20: 3.0 + 20 ** -2})
+    check(abs(value - 3.0) < 1e-9 and abs(order - 2.0) < 1e-6 and how == "Richardson",
+          f"limit of three second-order levels: {value}, order {order} ({how})")
+    value, order, how = sphere_check.limit({10: 2.7651, 14: 2.7060, 20: 2.7054})  # no order in 0.5..4
+    check(value == 2.7054 and order != order and "last level" in how,
+          f"limit of three levels with no order: the last level ({value}, {how})")
+    argv, err = sys.argv, io.StringIO()
+    sys.argv = ["validate.py", "--only", "sphere", "--set", "boundaries.wall=\"staircase\"", "--work", tmp]
+    try:
+        with contextlib.redirect_stderr(err):
+            v.main()
+        code = 0
+    except SystemExit as e:
+        code = e.code
+    finally:
+        sys.argv = argv
+    check(code == 2 and "experiment" in err.getvalue(), f"--set without --no-merge and another --docs: exit {code}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
+        extrapolation_and_experiments(tmp)
         malformed_flags(tmp)
         expiry()
         exit_codes(tmp)

@@ -2,17 +2,16 @@
 """What interpolated bounce-back (boundaries.wall = "interpolated") costs a step against
 halfway bounce-back on the staircase ("staircase"), on the three bench geometries
 (cases/bench/box.toml, pipe.toml, vessel_tree.toml) on one GPU, fp32, the layout the
-case picks (lattice.layout = "auto"). The runs alternate --repeat times; each time per
-step is the difference of hemoflow's wall_seconds for 2N and N steps over N, and the
-medians are compared. Target: at most 5% more time per step.
+case picks (lattice.layout = "auto"). The runs alternate --repeat times and the medians
+are compared. Target: at most 5% more time per step.
 
-Why wall_seconds and not benchlib's step_time: that one differences steady_seconds, the
-host's time over the steps after the warm-up, without a wait for the device at their end.
-A step of one fused kernel is queued in microseconds, so until the launch queue fills the
-host's time is not the device's: on an H100 (2026-12-07, 300 and 600 steps) it gave
-0.0037 ms a step for the 16.8 M-node box, against 0.84 ms for the pipe with the
-interpolated walls' two more launches a step, whose queue did fill. wall_seconds ends
-after hemoflow waits for the device (Scheduler::finish_steps).
+Each time per step is hemoflow's steady_seconds over steady_steps: the loop after its
+warm-up, timed from one wait for the device to another (Scheduler::finish_steps). Not
+benchlib's differenced runs: those subtract the output phase, and in a run this short the
+one check at the last step (mass, NaN) reads from the device and so waits there for every
+step still queued; with a few kernels a step the whole run fits the launch queue, and
+the subtraction took the steps' device time away (0.004-0.006 ms a step for the 16.8 M-node
+box on an H100).
 
 The box has no curved wall (its walls lie on voxel faces), so both settings run the same
 kernels there: its row shows the noise of the measurement.
@@ -24,8 +23,8 @@ writes a 4-byte link value, which the fused kernel then reads: about 33 B a link
 not counted in the per-update bytes. With --membw the device's copy bandwidth is measured
 and each rate is given as a fraction of it.
 
-usage: curved_walls.py --hemoflow .bundle/bin/hemoflow [--membw .bundle/bin/hemo_membw] [--steps 400]
-                       [--repeat 3] [--work /tmp/curved_walls_bench] [--docs docs]
+usage: curved_walls.py --hemoflow .bundle/bin/hemoflow [--membw .bundle/bin/hemo_membw] [--steps 1000]
+                       [--repeat 2] [--work /tmp/curved_walls_bench] [--docs docs]
 Writes docs/curved_walls_cost.json and the section "Curved walls: cost of interpolated
 bounce-back" of docs/performance.md (with --docs).
 """
@@ -35,8 +34,7 @@ import os
 import statistics
 import sys
 
-from benchlib import (ROOT, brick_bytes, commit, output_seconds, replace_doc_section, run_json, run_summary,
-                      sparse_bytes, write_json)
+from benchlib import ROOT, brick_bytes, commit, replace_doc_section, run_json, run_summary, sparse_bytes, write_json
 
 GEOMETRIES = [("box", "dense box 256^3"), ("pipe", "pipe D = 256, L = 320"), ("vessel_tree", "vessel tree, 15 vessels")]
 WALLS = ("staircase", "interpolated")
@@ -44,25 +42,23 @@ TARGET = 0.05
 
 
 def step_time(hemoflow, case, steps, out, sets):
-    """ms a step: the difference of wall_seconds (less the output phase) for 2N and N steps
-    over N, and the summary of the 2N run."""
-    runs = []
-    for n in (steps, 2 * steps):
-        cmd = [hemoflow, "run", case, "--quiet", "--progress", "never", "--backend", "cuda", "--steps", str(n),
-               "--output", f"{out}_{n}", "--set", "output.final=false", "--set", f"run.check_every={n}"]
-        for kv in sets:
-            cmd += ["--set", kv]
-        runs.append(run_summary(cmd, f"{out}_{n}"))
-    seconds = [r["wall_seconds"] - output_seconds(r) for r in runs]
-    return 1e3 * (seconds[1] - seconds[0]) / steps, runs[1]
+    """ms a step over the steps after the warm-up, and the run's summary."""
+    cmd = [hemoflow, "run", case, "--quiet", "--progress", "never", "--backend", "cuda", "--steps", str(steps),
+           "--output", out, "--set", "output.final=false", "--set", f"run.check_every={steps}"]
+    for kv in sets:
+        cmd += ["--set", kv]
+    s = run_summary(cmd, out)
+    if not s.get("steady_steps"):
+        raise SystemExit(f"{out}: no steady_seconds in summary.json (run more steps than the warm-up)")
+    return 1e3 * s["steady_seconds"] / s["steady_steps"], s
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--hemoflow", required=True)
     ap.add_argument("--membw", help="hemo_membw, to give each rate as a fraction of the copy bandwidth")
-    ap.add_argument("--steps", type=int, default=400)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=1000)
+    ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--work", default="/tmp/curved_walls_bench")
     ap.add_argument("--docs")
     a = ap.parse_args()
@@ -101,7 +97,7 @@ def main():
               "command": " ".join(["tools/bench/curved_walls.py", *sys.argv[1:]])}
     lines = ["## Curved walls: cost of interpolated bounce-back", "",
              f"Measured {result['date']} at `{result['commit']}` on {device}, fp32, `{result['command']}`: the time "
-             f"per step (differenced, median of {a.repeat} alternated runs of {a.steps} and {2 * a.steps} steps) with "
+             f"per step (the steps after the warm-up, median of {a.repeat} alternated runs of {a.steps} steps) with "
              "`boundaries.wall = \"staircase\"` and `\"interpolated\"`; target: at most 5% more. The box has no curved "
              "wall: its row is the measurement's noise.", "",
              "| case | fluid nodes | layout | wall links | B/update | staircase ms | interpolated ms | MLUPS (stair / interp) "

@@ -154,6 +154,7 @@ class Context:
     reduced: bool = False   # the small versions the test suite runs
     collision: str = ""     # lb_bgk.collision for every run; "" keeps each case's own
     storage: str = ""       # lb_bgk.storage for every run (in fp32); "" keeps each case's own precision
+    sets: list = field(default_factory=list)  # --set KEY=VALUE for every run (experiments; never merged)
     plots: list = field(default_factory=list)
     device: str = ""        # as the runs' summaries name it
     ran: str = ""           # the storage of the latest run, given to the rows made after it
@@ -223,6 +224,8 @@ class Context:
         cmd = [self.hemoflow, "run", path, "--quiet", "--output", out, "--backend", self.backend, *args]
         if self.collision:
             cmd += ["--set", f'lb_bgk.collision="{self.collision}"']
+        for kv in self.sets:
+            cmd += ["--set", kv]
         if os.environ.get("HEMO_VALIDATE_SMOKE_STEPS"):
             # A dry run of the scripts' code paths (every case set up, a few steps, every
             # analysis run on the unconverged fields): the numbers mean nothing.
@@ -1048,6 +1051,9 @@ def main():
     ap.add_argument("--storage", choices=["fp32", "fp16s", "e4m11", "fp16s-dithered", "e4m11-dithered"],
                     help="run every case in fp32 with this population storage (lb_bgk.storage) instead of the "
                          "case's own precision; plain: lb_bgk.rounding = nearest, -dithered: dithered")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="an experiment: add this --set to every run (e.g. 'boundaries.wall=\"staircase\"'); its rows "
+                         "are not the cases' own, so it needs --no-merge and --docs elsewhere than docs/")
     ap.add_argument("--reduced", action="store_true",
                     help="the small versions the test suite runs (CPU-sized); prints results, writes no docs; exits "
                          "non-zero where a check fails (a known failure aside), a known_failure flag expired, or a "
@@ -1056,6 +1062,8 @@ def main():
     global DOCS
     DOCS = os.path.abspath(a.docs) if a.docs else DOCS
     names = a.only or list(CHECKS)
+    if a.set and not (a.reduced or (a.no_merge and a.docs and os.path.abspath(a.docs) != os.path.join(ROOT, "docs"))):
+        ap.error("--set makes an experiment, not the report: give --no-merge and a --docs folder other than docs/")
     if a.list:
         list_studies(names)
         return 0
@@ -1073,7 +1081,7 @@ def main():
         check_sources(names)  # before hours of runs, not after them
         os.makedirs(os.path.join(DOCS, "img"), exist_ok=True)
     ctx = Context(a.hemoflow, a.backend, a.work, commit, reduced=a.reduced, collision=a.collision or "",
-                  storage=a.storage or "")
+                  storage=a.storage or "", sets=a.set)
     os.makedirs(a.work, exist_ok=True)
     records, per_study = [], {}
     collision = a.collision or default_collision(a.hemoflow)
