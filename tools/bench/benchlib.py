@@ -156,7 +156,15 @@ def differenced(long, short):
     are left out of both (steady_seconds, where the runs have it; the actions' times still
     hold the warm-up, in both runs); the output phase's time is taken out of each run first
     (it did not cancel). A difference that is not positive (noise larger than the steps'
-    time) gives no wall time (NaN), with a message. "timed_by" names the clock used."""
+    time) gives no wall time (NaN), with a message. "timed_by" names the clock used.
+
+    Beware: the output phase of a run's last step also holds the check that reads the
+    device (mass, NaN), which waits for every step still queued. Where both runs fill the
+    launch queue (long runs, or a wait every step: halos, cells) that backlog is the same
+    in both and cancels; where the shorter run fits in the queue (a few kernels a step, a
+    few hundred steps) its steps' device time is subtracted with the output phase and the
+    difference is too small (for the 16.8 M-node box at 300-800 steps, a hundredth of the
+    true time). tools/bench/curved_walls.py times steady_seconds instead."""
     def minus(x, y):
         return {k: v - y.get(k, 0.0) for k, v in x.items()}
 

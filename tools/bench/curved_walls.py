@@ -10,8 +10,7 @@ warm-up, timed from one wait for the device to another (Scheduler::finish_steps)
 benchlib's differenced runs: those subtract the output phase, and in a run this short the
 one check at the last step (mass, NaN) reads from the device and so waits there for every
 step still queued; with a few kernels a step the whole run fits the launch queue, and
-the subtraction took the steps' device time away (0.004-0.006 ms a step for the 16.8 M-node
-box on an H100).
+the subtraction took the steps' device time away (benchlib.differenced says when).
 
 The box has no curved wall (its walls lie on voxel faces), so both settings run the same
 kernels there: its row shows the noise of the measurement.
