@@ -62,6 +62,31 @@ def main():
     ap.add_argument("--docs")
     a = ap.parse_args()
     bandwidth = run_json([a.membw, "--backend", "cuda"])["copy_bandwidth_gbs"] if a.membw else None
+
+    def publish(rows, device):
+        result = {"date": str(datetime.date.today()), "commit": commit(), "device": device, "steps": a.steps,
+                  "repeat": a.repeat, "copy_bandwidth_gb_s": bandwidth, "target": TARGET, "rows": rows,
+                  "command": " ".join(["tools/bench/curved_walls.py", *sys.argv[1:]])}
+        lines = ["## Curved walls: cost of interpolated bounce-back", "",
+                 f"Measured {result['date']} at `{result['commit']}` on {device}, fp32, `{result['command']}`: the time "
+                 f"per step (the steps after the warm-up, median of {a.repeat} alternated runs of {a.steps} steps) with "
+                 "`boundaries.wall = \"staircase\"` and `\"interpolated\"`; target: at most 5% more. The box has no curved "
+                 "wall: its row is the measurement's noise.", "",
+                 "| case | fluid nodes | layout | wall links | B/update | staircase ms | interpolated ms | MLUPS (stair / interp) "
+                 "| of copy bandwidth | interpolated / staircase | verdict |",
+                 "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for r in rows:
+            bw = (" / ".join(f"{100 * r['bandwidth_fraction'][w]:.0f}%" for w in WALLS)) if bandwidth else "-"
+            lines.append(f"| {r['label']} | {r['fluid_nodes']} | {r['layout']} | {r['wall_links']} | {r['bytes_per_update']} | "
+                         f"{r['median_ms']['staircase']:.4f} | {r['median_ms']['interpolated']:.4f} | "
+                         f"{r['mlups']['staircase']:.0f} / {r['mlups']['interpolated']:.0f} | {bw} | "
+                         f"{r['ratio']:.3f} | {r['verdict']} |")
+        lines.append("")
+        if a.docs:
+            write_json(a.docs, "curved_walls_cost.json", result)
+            replace_doc_section(a.docs, lines)
+        print("\n".join(lines), flush=True)
+
     rows, device = [], ""
     for name, label in GEOMETRIES:
         case = os.path.join(ROOT, "cases", "bench", f"{name}.toml")
@@ -91,28 +116,7 @@ def main():
         rows.append(row)
         print(f"{name}: staircase {med['staircase']:.4f} ms, interpolated {med['interpolated']:.4f} ms, "
               f"+{100 * (row['ratio'] - 1):.1f}% ({row['verdict']})", flush=True)
-    result = {"date": str(datetime.date.today()), "commit": commit(), "device": device, "steps": a.steps,
-              "repeat": a.repeat, "copy_bandwidth_gb_s": bandwidth, "target": TARGET, "rows": rows,
-              "command": " ".join(["tools/bench/curved_walls.py", *sys.argv[1:]])}
-    lines = ["## Curved walls: cost of interpolated bounce-back", "",
-             f"Measured {result['date']} at `{result['commit']}` on {device}, fp32, `{result['command']}`: the time "
-             f"per step (the steps after the warm-up, median of {a.repeat} alternated runs of {a.steps} steps) with "
-             "`boundaries.wall = \"staircase\"` and `\"interpolated\"`; target: at most 5% more. The box has no curved "
-             "wall: its row is the measurement's noise.", "",
-             "| case | fluid nodes | layout | wall links | B/update | staircase ms | interpolated ms | MLUPS (stair / interp) "
-             "| of copy bandwidth | interpolated / staircase | verdict |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        bw = (" / ".join(f"{100 * r['bandwidth_fraction'][w]:.0f}%" for w in WALLS)) if bandwidth else "-"
-        lines.append(f"| {r['label']} | {r['fluid_nodes']} | {r['layout']} | {r['wall_links']} | {r['bytes_per_update']} | "
-                     f"{r['median_ms']['staircase']:.4f} | {r['median_ms']['interpolated']:.4f} | "
-                     f"{r['mlups']['staircase']:.0f} / {r['mlups']['interpolated']:.0f} | {bw} | "
-                     f"{r['ratio']:.3f} | {r['verdict']} |")
-    lines.append("")
-    if a.docs:
-        write_json(a.docs, "curved_walls_cost.json", result)
-        replace_doc_section(a.docs, lines)
-    print("\n".join(lines))
+        publish(rows, device)  # after each geometry: a run cut short keeps the rows it finished
     return 0 if all(r["verdict"] == "pass" for r in rows) else 1
 
 
