@@ -35,7 +35,7 @@ import sys
 
 from benchlib import ROOT, brick_bytes, commit, replace_doc_section, run_json, run_summary, sparse_bytes, write_json
 
-GEOMETRIES = [("box", "dense box 256^3"), ("pipe", "pipe D = 256, L = 320"), ("vessel_tree", "vessel tree, 15 vessels")]
+GEOMETRIES = [("vessel_tree", "vessel tree, 15 vessels"), ("pipe", "pipe D = 256, L = 320"), ("box", "dense box 256^3")]
 WALLS = ("staircase", "interpolated")
 TARGET = 0.05
 
