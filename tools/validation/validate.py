@@ -249,7 +249,11 @@ class Context:
                     summary = hemo_output.summary(out)
                     self.device = summary.get("device", self.device)
                     return summary
+        started = time.monotonic()
         done = subprocess.run(cmd)
+        # Each run's cost, so that a study can be sized from its log (the Run log gives
+        # only the study's total).
+        print(f"  ({time.monotonic() - started:.1f} s)", flush=True)
         if done.returncode != 0:
             # Reported as a failed row (e.g. a run that diverged), so the rest still runs.
             print(f"  exit code {done.returncode}", flush=True)
