@@ -23,7 +23,7 @@ not counted in the per-update bytes. With --membw the device's copy bandwidth is
 and each rate is given as a fraction of it.
 
 usage: curved_walls.py --hemoflow .bundle/bin/hemoflow [--membw .bundle/bin/hemo_membw] [--steps 1000]
-                       [--repeat 2] [--work /tmp/curved_walls_bench] [--docs docs]
+                       [--repeat 2] [--work /tmp/curved_walls_bench] [--docs docs] [--only vessel_tree ...]
 Writes docs/curved_walls_cost.json and the section "Curved walls: cost of interpolated
 bounce-back" of docs/performance.md (with --docs).
 """
@@ -60,6 +60,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--work", default="/tmp/curved_walls_bench")
     ap.add_argument("--docs")
+    ap.add_argument("--only", action="append", choices=[g for g, _ in GEOMETRIES],
+                    help="this geometry only (repeat for several); default: all three")
     a = ap.parse_args()
     bandwidth = run_json([a.membw, "--backend", "cuda"])["copy_bandwidth_gbs"] if a.membw else None
 
@@ -89,6 +91,8 @@ def main():
 
     rows, device = [], ""
     for name, label in GEOMETRIES:
+        if a.only and name not in a.only:
+            continue
         case = os.path.join(ROOT, "cases", "bench", f"{name}.toml")
         times = {w: [] for w in WALLS}
         last = {}
