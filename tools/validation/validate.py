@@ -36,6 +36,7 @@ import poiseuille  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import curved_walls  # noqa: E402
+import fda_nozzle  # noqa: E402
 import geometry_checks  # noqa: E402
 import iolet_checks  # noqa: E402
 import pressure_rules  # noqa: E402
@@ -397,6 +398,7 @@ CHECKS.update(iolet_checks.CHECKS)
 CHECKS.update(pressure_rules.CHECKS)
 CHECKS.update(reference_cases.CHECKS)
 CHECKS.update(sphere_check.CHECKS)
+CHECKS.update(fda_nozzle.CHECKS)
 CHECKS.update(geometry_checks.CHECKS)
 CHECKS.update(rbc_tubes.CHECKS)
 CHECKS.update(wall_shear_checks.CHECKS)
