@@ -126,8 +126,9 @@ class BoundariesPlugin final : public Plugin {
                     "lb_bgk.collision = \"", op, "\": in the pressure-driven pipe (cases/pipe_pressure.toml) the "
                     "velocity was 20%, 8% and 3% off Hagen-Poiseuille at 48, 64 and 80 nodes across with the "
                     "regularized operator, 9.3%, 2.2% and 1.6% with bgk, 1.6%, 0.5% and 0.7% with trt (tolerance 2%; "
-                    "docs/validation.md of 2026-11-23, 9729b98, halfway walls). Use lb_bgk.collision = \"trt\", a "
-                    "finer lattice.dx, or model = \"anti_bounce_back\""));
+                    "docs/validation.md of 2026-11-23, 9729b98, halfway walls). Use ",
+                    op == "trt" ? std::string() : std::string("lb_bgk.collision = \"trt\", "),
+                    "a finer lattice.dx (48 nodes across passed with trt), or model = \"anti_bounce_back\""));
     }
   }
 
