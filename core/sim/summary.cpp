@@ -69,8 +69,6 @@ std::string RunSummary::to_json() const {
   j.key("halo_links").value(halo_links);
   j.key("halo_device_links").value(halo_device_links);
   j.key("mass_relative_drift").value(mass_relative_drift);
-  j.key("density_variation").value(density_variation);
-  j.key("density_variation_step").value(density_variation_step);
   j.key("dx").value(dx);
   j.key("dt").value(dt);
   j.key("tau").value(tau);

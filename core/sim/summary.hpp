@@ -43,12 +43,6 @@ struct RunSummary {
   std::uint64_t halo_links = 0;         // CUDA, several ranks: rank-to-neighbour halo links, all ranks
   std::uint64_t halo_device_links = 0;  // ... of them device to device (CUDA IPC)
   double mass_relative_drift = 0.0;
-  /// The lattice fluid's compressibility as seen: the largest (rho_max - rho_min) / rho_mean
-  /// over the fluid at the monitor's steps, and the step where it was largest. A pressure
-  /// difference dp moves the density by dp / c_s^2, so an incompressible flow needs this
-  /// small; above 1% the run says so at its end.
-  double density_variation = 0.0;
-  std::int64_t density_variation_step = -1;
   double dx = 0.0, dt = 0.0, tau = 0.0, mach = 0.0, reynolds = 0.0;
   std::uint64_t mesh_bytes = 0, field_bytes = 0;
   /// Links of the neighbour table by kind: "wall" (plain bounce-back) and each link class.

@@ -1,11 +1,10 @@
 // Simulation::run: the time loop, the mass and NaN monitor, and the final checksum.
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 
 #include "core/common/error.hpp"
 #include "core/common/log.hpp"
@@ -34,22 +33,6 @@ void Simulation::check_mass_and_finiteness(std::int64_t step) {
     throw DivergenceError(d.message, step, d.node);
   }
   summary_.mass_relative_drift = (mass - initial_mass_) / initial_mass_;
-  // The density's spread over the owned fluid nodes (bricks' holes left out), from a host
-  // copy: one copy per monitor step, like the mass's reduction.
-  const std::vector<double> rho = density.component_to_host(0);
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (std::uint32_t f = 0; f < mesh_.num_fluid(); ++f) {
-    const double r = rho[mesh_.fluid_node(f)];
-    lo = std::min(lo, r);
-    hi = std::max(hi, r);
-  }
-  lo = -comm_->max(-lo);
-  hi = comm_->max(hi);
-  const double variation = (hi - lo) / (mass / double(summary_.fluid_nodes));
-  if (variation > summary_.density_variation) {
-    summary_.density_variation = variation;
-    summary_.density_variation_step = step;
-  }
   // The largest speed, where the run diverges, is what the report's history shows.
   if (speed_history_.due(step) && step != steps_) speed_history_.record(step, *fields_, mesh_);
 }
@@ -265,12 +248,6 @@ void Simulation::run() {
   summary_.population_checksum = hex;
   log::info(str("done: ", summary_.steps, " steps in ", fmt_f(summary_.wall_seconds, 3), " s, ",
                 fmt_f(summary_.mlups, 2), " MLUPS, mass drift ", fmt_g(summary_.mass_relative_drift, 3)));
-  if (summary_.density_variation > 0.01)
-    log::warn(str("compressibility: the density varied by ", fmt_g(100.0 * summary_.density_variation, 3),
-                  "% across the fluid (step ", summary_.density_variation_step,
-                  "), more than 1%: the lattice fluid is far from incompressible there (a pressure difference dp "
-                  "moves the density by dp / c_s^2); a smaller dt (lattice.dt, or tau nearer 1/2 at this dx) lowers it, "
-                  "and where it peaks at the start, a ramp of what drives the flow"));
   if (summary_.steps > first_step_)
     log::info(str("host time per step: median ", fmt_g(1e3 * summary_.step_median, 3), " ms, 99th percentile ",
                   fmt_g(1e3 * summary_.step_p99, 3), " ms, longest ", fmt_g(1e3 * summary_.step_max, 3), " ms"));

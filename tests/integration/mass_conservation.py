@@ -4,9 +4,7 @@
 Every boundary link is a bounce-back link, so streaming only permutes populations, BGK
 conserves mass to rounding and the lid's momentum terms cancel in +/- pairs: in fp64 the
 drift should sit near 1e-14. The test also checks that the lid did drive a flow (so a
-frozen run cannot pass), and that summary.json's density_variation, the largest spread of
-the density over the monitor's steps, is at least the final field's spread and small
-(the lid's lattice Mach number is about 0.1).
+frozen run cannot pass).
 """
 import os
 import sys
@@ -32,12 +30,6 @@ def main():
     ok = check(s["steps"] == 1000, "ran 1000 steps")
     ok &= check(drift < 1e-10, f"|mass drift| {drift:.3e} < 1e-10")
     ok &= check(umax > 0.1 * 0.33, "the lid drives the flow (max |u| > 10% of the lid speed)")
-    rho = data["density"]
-    final = float((rho.max() - rho.min()) / rho.mean())
-    seen = s.get("density_variation", -1.0)
-    ok &= check(final > 0 and final <= seen * (1 + 1e-9) < 0.05 and s.get("density_variation_step", -1) > 0,
-                f"density_variation {seen:.3e} (step {s.get('density_variation_step')}) >= the final field's "
-                f"{final:.3e}, and below 5%")
     return 0 if ok else 1
 
 
