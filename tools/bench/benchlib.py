@@ -164,7 +164,7 @@ def differenced(long, short):
     in both and cancels; where the shorter run fits in the queue (a few kernels a step, a
     few hundred steps) its steps' device time is subtracted with the output phase and the
     difference is too small (for the 16.8 M-node box at 300-800 steps, a hundredth of the
-    true time). tools/bench/curved_walls.py times steady_seconds instead."""
+    true time). steady_step_time (below) times one run's steady_seconds instead."""
     def minus(x, y):
         return {k: v - y.get(k, 0.0) for k, v in x.items()}
 
@@ -219,3 +219,18 @@ def step_time(hemoflow, case, steps, out, sets=(), backend="cuda"):
             cmd += ["--set", kv]
         summaries.append(run_summary(cmd, f"{out}_{n}"))
     return 1e3 * differenced(summaries[1], summaries[0])["wall_seconds"] / steps, summaries[1]
+
+
+def steady_step_time(hemoflow, case, steps, out, sets=(), backend="cuda"):
+    """Time per step (ms) of one run of `case` with `sets`: steady_seconds over
+    steady_steps, the steps after the warm-up timed between two waits for the device, so
+    neither the set-up nor a backlog waited for inside the output phase (differenced's
+    hazard) enters. Returns (ms, the run's summary)."""
+    cmd = [hemoflow, "run", case, "--quiet", "--progress", "never", "--backend", backend, "--steps", str(steps),
+           "--output", out, "--set", "output.final=false", "--set", f"run.check_every={steps}"]
+    for kv in sets:
+        cmd += ["--set", kv]
+    s = run_summary(cmd, out)
+    if not s.get("steady_steps"):
+        raise SystemExit(f"{out}: no steady_seconds in summary.json (run more steps than the warm-up)")
+    return 1e3 * s["steady_seconds"] / s["steady_steps"], s

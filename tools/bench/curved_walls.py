@@ -5,12 +5,10 @@ halfway bounce-back on the staircase ("staircase"), on the three bench geometrie
 case picks (lattice.layout = "auto"). The runs alternate --repeat times and the medians
 are compared. Target: at most 5% more time per step.
 
-Each time per step is hemoflow's steady_seconds over steady_steps: the loop after its
-warm-up, timed from one wait for the device to another (Scheduler::finish_steps). Not
-benchlib's differenced runs: those subtract the output phase, and in a run this short the
-one check at the last step (mass, NaN) reads from the device and so waits there for every
-step still queued; with a few kernels a step the whole run fits the launch queue, and
-the subtraction took the steps' device time away (benchlib.differenced says when).
+Each time per step is benchlib.steady_step_time: one run's steady_seconds over
+steady_steps, the loop after its warm-up timed from one wait for the device to another.
+Not benchlib's differenced runs: in runs this short their subtraction of the output
+phase took the steps' device time away (benchlib.differenced says when).
 
 The box has no curved wall (its walls lie on voxel faces), so both settings run the same
 kernels there: its row shows the noise of the measurement.
@@ -33,23 +31,12 @@ import os
 import statistics
 import sys
 
-from benchlib import ROOT, brick_bytes, commit, replace_doc_section, run_json, run_summary, sparse_bytes, write_json
+from benchlib import (ROOT, brick_bytes, commit, replace_doc_section, run_json, sparse_bytes, steady_step_time,
+                      write_json)
 
 GEOMETRIES = [("vessel_tree", "vessel tree, 15 vessels"), ("pipe", "pipe D = 256, L = 320"), ("box", "dense box 256^3")]
 WALLS = ("staircase", "interpolated")
 TARGET = 0.05
-
-
-def step_time(hemoflow, case, steps, out, sets):
-    """ms a step over the steps after the warm-up, and the run's summary."""
-    cmd = [hemoflow, "run", case, "--quiet", "--progress", "never", "--backend", "cuda", "--steps", str(steps),
-           "--output", out, "--set", "output.final=false", "--set", f"run.check_every={steps}"]
-    for kv in sets:
-        cmd += ["--set", kv]
-    s = run_summary(cmd, out)
-    if not s.get("steady_steps"):
-        raise SystemExit(f"{out}: no steady_seconds in summary.json (run more steps than the warm-up)")
-    return 1e3 * s["steady_seconds"] / s["steady_steps"], s
 
 
 def main():
@@ -98,8 +85,8 @@ def main():
         last = {}
         for r in range(a.repeat):
             for w in WALLS:
-                ms, s = step_time(a.hemoflow, case, a.steps, os.path.join(a.work, f"{name}_{w}_{r}"),
-                                  sets=(f'boundaries.wall="{w}"',))
+                ms, s = steady_step_time(a.hemoflow, case, a.steps, os.path.join(a.work, f"{name}_{w}_{r}"),
+                                         sets=(f'boundaries.wall="{w}"',))
                 times[w].append(ms)
                 last[w] = s
         s = last["interpolated"]
