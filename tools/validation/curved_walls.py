@@ -148,8 +148,9 @@ def curved_pipe_tilted(ctx):
 
 # --- Womersley flow -------------------------------------------------------------------
 # The lattice's sound crosses the pipe in L sqrt(3) dt / dx, and its compressibility
-# changes the oscillation by about (omega L / c_s)^2: tau 0.52 keeps that near 1% at 12
-# nodes per radius and it falls as dx^2 (at fixed tau). The middle third starts 2 R from
+# changes the oscillation by about (omega L / c_s)^2: 4% at tau 0.52 and 12 nodes per
+# radius (c_s = 0.43 m/s there), falling as dx^2 at fixed tau (0.6% at 32); at tau 0.6 the
+# 12-node pipe's error is 198%, so tau stays at 0.52. The middle third starts 2 R from
 # the inlet, whose Womersley profile is the developed one at alpha 6.
 LEN_WOM = 6 * R
 PERIOD = 3.3848809735647603    # s: alpha = R sqrt(omega / nu) = 6 (cases/womersley.toml)
