@@ -16,6 +16,7 @@
   HEMO_LB_BGK_UPDATE(X, Real, hemo::phys::BgkCollision<Real>, Store, View);         \
   HEMO_LB_BGK_UPDATE(X, Real, hemo::phys::TrtCollision<Real>, Store, View);         \
   HEMO_LB_BGK_UPDATE(X, Real, hemo::phys::RegularizedCollision<Real>, Store, View); \
+  HEMO_LB_BGK_UPDATE(X, Real, hemo::phys::RecursiveRegularizedCollision<Real>, Store, View); \
   X(hemo::lb_bgk::InitEquilibrium<Real, Store, View>);                              \
   X(hemo::lb_bgk::StreamedVelocity<Real, Store, View>)
 // ... on each mesh layout (core/mesh/lattice_view.hpp).

@@ -23,14 +23,14 @@ namespace {
 
 /// lb_bgk.smagorinsky: the Smagorinsky constant C of the subgrid eddy viscosity
 /// (physics/smagorinsky.hpp), 0 (the default) for none. The eddy viscosity comes from the
-/// regularized operator's non-equilibrium stress Pi1 and enters its relaxation rate, so
+/// regularized operators' non-equilibrium stress Pi1 and enters their relaxation rate, so
 /// another operator with a constant above 0 is refused (the schema refuses C < 0).
 double smagorinsky_constant(const config::Config& cfg) {
   const double C = cfg.real("lb_bgk.smagorinsky");
   const std::string collision = cfg.string("lb_bgk.collision");
-  if (C > 0.0 && collision != "regularized")
+  if (C > 0.0 && collision != "regularized" && collision != "recursive_regularized")
     cfg.fail("lb_bgk.smagorinsky",
-             str("= ", fmt_g(C, 4), " needs lb_bgk.collision = \"regularized\", not \"", collision,
+             str("= ", fmt_g(C, 4), " needs lb_bgk.collision = \"regularized\" or \"recursive_regularized\", not \"", collision,
                  "\": the eddy viscosity is computed from that operator's non-equilibrium stress and added to its "
                  "relaxation; use collision = \"regularized\", or lb_bgk.smagorinsky = 0 (no eddy viscosity)"));
   return C;
@@ -256,9 +256,15 @@ class Solver final : public SolverBase {
     }
     // The eddy viscosity's constant, checked in plan() (smagorinsky_constant): 0 unless regularized.
     const double smagorinsky = smagorinsky_constant(st.config);
+    const Real c = Real(phys::smagorinsky_coefficient(smagorinsky));
     if (name == "bgk") collision_ = phys::BgkCollision<Real>{Real(omega)};
-    else collision_ = phys::RegularizedCollision<Real>{Real(omega), Real(phys::smagorinsky_coefficient(smagorinsky))};
-    log::info(str("lb_bgk: ", name == "bgk" ? "BGK" : "regularized (Latt & Chopard)", " collision, omega = ",
+    else if (name == "recursive_regularized") collision_ = phys::RecursiveRegularizedCollision<Real>{Real(omega), c};
+    else collision_ = phys::RegularizedCollision<Real>{Real(omega), c};
+    log::info(str("lb_bgk: ",
+                  name == "bgk"           ? "BGK"
+                  : name == "regularized" ? "regularized (Latt & Chopard)"
+                                          : "recursive regularized (Malaspinas; Coreixas et al.)",
+                  " collision, omega = ",
                   fmt_g(omega, 6),
                   smagorinsky > 0.0 ? str(", Smagorinsky eddy viscosity C = ", fmt_g(smagorinsky, 4),
                                           " (each node relaxes at its own tau_eff >= tau = ", fmt_g(tau, 6), ")")
@@ -268,7 +274,9 @@ class Solver final : public SolverBase {
   exec::Space space_ = exec::Space::host;
   std::uint32_t nodes_ = 0, interior_ = 0, stride_ = 0;
   // The case's operator with its rates; the kernel is instantiated for each alternative.
-  std::variant<phys::BgkCollision<Real>, phys::TrtCollision<Real>, phys::RegularizedCollision<Real>> collision_;
+  std::variant<phys::BgkCollision<Real>, phys::TrtCollision<Real>, phys::RegularizedCollision<Real>,
+               phys::RecursiveRegularizedCollision<Real>>
+      collision_;
   LatticeView lattice_;  // the mesh layout's addressing (core/fields/lattice_fields.hpp)
   double g0_[3] = {0, 0, 0}, g1_[3] = {0, 0, 0}, force_omega_ = 0.0;  // lattice units, rad/s
   phys::Vec3<Real> u0_{};
@@ -316,7 +324,7 @@ void check_stability(const PlanStage& st) {
     if (re_grid > refuse) {
       const double dx_max = floor_significant(refuse * st.units.viscosity / st.flow.velocity, 3);
       std::string others;
-      for (const char* alt : {"regularized", "bgk", "trt"})
+      for (const char* alt : {"regularized", "recursive_regularized", "bgk", "trt"})
         if (alt != collision && grid_reynolds_limit(alt, 3.0 / 16.0).refuse > re_grid)
           others += str(others.empty() ? "" : " or ", "lb_bgk.collision = \"", alt, "\" (limit ",
                         fmt_g(grid_reynolds_limit(alt, 3.0 / 16.0).refuse, 3), ")");
@@ -409,9 +417,11 @@ void declare_config(config::Schema& schema) {
   schema.section("lb_bgk", "lb_bgk", "D3Q19 solver options: the collision operator and kernel tuning")
       .string("collision",
               "Collision operator: 'bgk' (single relaxation time), 'trt' (two relaxation times, Ginzburg) or "
-              "'regularized' (Latt & Chopard, the default: by far the most stable near tau = 1/2, docs/stability.md); all "
+              "'regularized' (Latt & Chopard, the default: by far the most stable near tau = 1/2, docs/stability.md) or "
+              "'recursive_regularized' (Malaspinas 2015; Coreixas et al. 2017: regularized with the third-order terms "
+              "D3Q19 holds; not yet in the stability map); all "
               "give nu = (tau - 1/2)/3 in lattice units")
-      .choices({"bgk", "trt", "regularized"})
+      .choices({"bgk", "trt", "regularized", "recursive_regularized"})
       .default_value(std::string("regularized"))
       .real("magic", "1",
             "TRT magic parameter Lambda = (tau - 1/2)(1/omega- - 1/2): 3/16 puts bounce-back walls exactly halfway "
@@ -458,7 +468,7 @@ void declare_config(config::Schema& schema) {
             "the resolved shear is strong. 0 (the default) is off and changes no bit of a run; 0.1-0.17 are usual. "
             "For patient vessels at tau near 1/2 that diverge where the flow reverses; it changes the physics (the "
             "effective viscosity is nu + nu_t, the wall shear stress includes the eddy stress; "
-            "plugins/lb_bgk/README.md). collision = 'regularized' only")
+            "plugins/lb_bgk/README.md). collision = 'regularized' or 'recursive_regularized' only")
       .at_least(0.0)
       .default_value(0.0);
 }

@@ -37,6 +37,10 @@ struct GridReynoldsLimit {
 inline GridReynoldsLimit grid_reynolds_limit(const std::string& collision, double magic) {
   if (collision == "regularized")
     return {80.0, 270.0, "the regularized operator survived U dx / nu up to 80-226 in the stability map"};
+  if (collision == "recursive_regularized")  // not in the map yet: an assumption, said as one
+    return {80.0, 270.0,
+            "the recursive regularized operator is not in the stability map yet; the regularized operator's limits "
+            "(80-226) are assumed"};
   if (collision == "trt" && magic >= 1.0 / 12.0)
     return {9.4, 12.0, "TRT with magic >= 1/12 survived U dx / nu up to 9.4-10 in the stability map"};
   return {13.3, 34.0,
