@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string>
 
 #include "core/common/text.hpp"
 #include "physics/d3q19.hpp"
@@ -44,8 +45,12 @@ void read_windkessel(const config::Config& c, IoletSpec& s, bool velocity) {
     return;
   }
   if (!s.is_windkessel()) {
+    const bool absorbing = c.boolean("absorbing");  // it has the same damped coupling
     for (const char* k : keys)
-      if (c.has(k)) c.fail(k, "applies to time = \"windkessel\" only");
+      if (c.has(k) && !(absorbing && std::string(k) == "coupling_share"))
+        c.fail(k, absorbing ? "applies to time = \"windkessel\" only (an absorbing outlet takes coupling_share alone)"
+                            : "applies to time = \"windkessel\" only");
+    if (absorbing && c.has("coupling_share")) s.windkessel_coupling_share = c.real("coupling_share");
     return;
   }
   for (const char* k : {"resistance_proximal", "compliance", "resistance_distal"})
@@ -129,10 +134,23 @@ void declare_iolet_schema(config::Schema& schema) {
       .real("pressure_initial", "Pa", "windkessel: pressure p_c on the compliance at t = 0 (default: pressure_distal); "
                                       "start near the expected mean to shorten the transient (time constant R_d C)")
       .real("coupling_share", "1",
-            "windkessel, advanced: the share of the outlet's lattice acoustic impedance rho c_s / A that the damped "
+            "windkessel and absorbing, advanced: the share of the outlet's lattice acoustic impedance rho c_s / A that the damped "
             "coupling takes as the fluid's response Z (k = R_p / Z); default 0.25 (physics/windkessel.hpp: measured "
             "stable on the validation pipe); for stability studies")
       .greater_than(0.0)
+      .boolean("absorbing",
+               "Pressure iolets: a non-reflecting outlet. It imposes p + Z (Q - Q_mean), Z = rho c_s / A the lattice's "
+               "characteristic impedance at the disc and Q_mean the outflow averaged over absorbing_time, so a pressure "
+               "wave leaves instead of being reflected back into the vessel (a plain pressure outlet reflects it whole, "
+               "with the opposite sign), while the mean pressure is the prescribed one (physics/windkessel.hpp, "
+               "absorbing_outlet)")
+      .default_value(false)
+      .real("absorbing_time", "s",
+            "absorbing: the time Q_mean averages over. A wave of period T comes back with the share "
+            "1 / sqrt(1 + (4 pi absorbing_time / T)^2) of its amplitude: under 5% for T < 0.31 absorbing_time; "
+            "slower changes of the flow see the prescribed pressure")
+      .greater_than(0.0)
+      .default_value(0.5)
       .real("ramp", "s", "Start-up time: the value rises from 0 as (1 - cos(pi t / ramp)) / 2. An impulsive start "
                          "sends a pressure wave along the vessel that the fluid damps only slowly")
       .at_least(0.0)
@@ -218,6 +236,15 @@ std::vector<IoletSpec> read_iolets(const config::Config& boundaries) {
              : time == "windkessel" ? IoletSpec::Time::windkessel
                                     : IoletSpec::Time::constant;
     read_windkessel(c, s, velocity);
+    if (c.boolean("absorbing")) {
+      if (velocity) c.fail("absorbing", "applies to pressure iolets only");
+      if (s.is_windkessel())
+        c.fail("absorbing", "does not apply to a Windkessel outlet: its R_p sets how waves are reflected (R_p = rho c_s / A "
+                            "would absorb them)");
+      s.absorbing_time = c.real("absorbing_time");
+    } else if (c.has("absorbing_time")) {
+      c.fail("absorbing_time", "applies with absorbing = true only");
+    }
     const char* value_key = velocity ? "velocity" : "pressure";
     const char* other_key = velocity ? "pressure" : "velocity";
     if (c.has(other_key)) c.fail(other_key, str("does not apply to a ", c.string("condition"), " iolet"));

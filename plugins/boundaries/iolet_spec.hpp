@@ -47,6 +47,9 @@ struct IoletSpec {
   phys::WindkesselRCR windkessel;
   double windkessel_initial = 0.0;
   double windkessel_coupling_share = phys::windkessel_coupling_share;  // Z = share * rho c_s / A
+  // absorbing = true (pressure iolets): p = value_at(t) + Z_a (Q - Q_mean), Q_mean averaged
+  // over absorbing_time (s) (physics/windkessel.hpp, absorbing_outlet); 0: a plain outlet.
+  double absorbing_time = 0.0;
   bool periodic = true;
   // profile = "womersley" with time = "csv": the complex Fourier coefficients c_0..c_N of
   // the mean velocity (m/s) over the CSV's period (fourier_coefficients of half the CSV's
@@ -68,6 +71,10 @@ struct IoletSpec {
   int profile_terms() const;
   bool time_dependent() const { return time != Time::constant || profile == Profile::womersley || ramp > 0.0; }
   bool is_windkessel() const { return time == Time::windkessel; }
+  bool is_absorbing() const { return absorbing_time > 0.0; }
+  /// Whether the pressure follows the outflow (a Windkessel or an absorbing outlet): such
+  /// an iolet's outflow is measured every step and its state checkpointed (iolets.cpp).
+  bool follows_outflow() const { return is_windkessel() || is_absorbing(); }
   const char* condition_name() const { return condition == Condition::velocity ? "velocity" : "pressure"; }
 };
 

@@ -272,27 +272,37 @@ void IoletRuntime<Real>::measure_windkessel_outflow(StepContext& ctx) {
   // Every rank gets the same sum, hence the same state: they agree without talking again.
   std::vector<double> mass;
   for (std::size_t i = 0; i < specs_.size(); ++i)
-    if (specs_[i].is_windkessel()) mass.push_back(mass_through(device_[i], *ctx.fields));
+    if (specs_[i].follows_outflow()) mass.push_back(mass_through(device_[i], *ctx.fields));
   run_.comm->sum(mass);
   const double to_flow = run_.units.dx * run_.units.dx * run_.units.dx / run_.units.dt;  // lattice mass/step -> m^3/s
   std::size_t at = 0;
   for (std::size_t i = 0; i < specs_.size(); ++i)
-    if (specs_[i].is_windkessel()) windkessel_[i].outflow = -mass[at++] * to_flow;  // inflow positive -> outflow
+    if (specs_[i].follows_outflow()) {
+      windkessel_[i].previous_outflow = windkessel_[i].outflow;
+      windkessel_[i].outflow = -mass[at++] * to_flow;  // inflow positive -> outflow
+    }
 }
 
 template <class Real>
-void IoletRuntime<Real>::advance_windkessels() {
+void IoletRuntime<Real>::advance_windkessels(double time) {
   // Coupling with a lag of one step: the flow of the last step drives the model over this
   // step (held constant, integrated exactly), and this step's prescribed pressure is
   // p_c + R_p Q damped by the lattice's own response (physics/windkessel.hpp: p moves from
   // the last step's p towards p_c + R_p Q by 1 / (1 + k), k = R_p / Z; stable for any R_p).
   // A fresh run starts with Q = 0 (nothing has flowed yet) and p = p_c.
   for (std::size_t i = 0; i < specs_.size(); ++i) {
-    if (!specs_[i].is_windkessel()) continue;
-    const phys::WindkesselRCR& m = specs_[i].windkessel;
+    if (!specs_[i].follows_outflow()) continue;
     Windkessel& w = windkessel_[i];
+    // An absorbing outlet's target is the iolet's own value, which may vary in time.
+    if (specs_[i].is_absorbing()) w.model.pressure_distal = specs_[i].value_at(time);
+    const phys::WindkesselRCR& m = w.model;
     w.capacitor_pressure = phys::windkessel_step(m, w.capacitor_pressure, w.outflow, run_.units.dt);
-    w.pressure = phys::windkessel_damped_pressure(m, w.impedance, w.capacitor_pressure, w.outflow, w.pressure);
+    // An absorbing outlet's load must answer the flow as it is, not k steps late: the
+    // damped coupling's lag is compensated by extrapolating the flow (absorbing_flow).
+    const double flow = specs_[i].is_absorbing()
+                            ? phys::absorbing_flow(w.outflow, w.previous_outflow, m.resistance_proximal / w.impedance)
+                            : w.outflow;
+    w.pressure = phys::windkessel_damped_pressure(m, w.impedance, w.capacitor_pressure, flow, w.pressure);
   }
 }
 
@@ -321,6 +331,8 @@ void IoletRuntime<Real>::monitor(StepContext& ctx) {
     if (specs_[i].is_windkessel()) {  // what the RCR model imposed in this step, and its state
       csv_.value(windkessel_[i].pressure);
       csv_.value(windkessel_[i].capacitor_pressure);
+    } else if (specs_[i].is_absorbing()) {
+      csv_.value(windkessel_[i].pressure);
     }
   }
   csv_.end();
@@ -337,10 +349,11 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
   for (const IoletSpec& s : specs_) {
     header += "," + s.name + "_flow_m3_per_s," + s.name + "_pressure_Pa";
     if (s.is_windkessel()) header += "," + s.name + "_windkessel_pressure_Pa," + s.name + "_capacitor_pressure_Pa";
+    if (s.is_absorbing()) header += "," + s.name + "_imposed_pressure_Pa";
   }
   csv_.open(st.comm, st.output_dir, "iolets.csv", header, st.first_step);
 
-  // Windkessel outlets: their state is three doubles each (p_c, the last step's outflow
+  // Windkessel and absorbing outlets: their state is three doubles each (p_c, the last step's outflow
   // and the pressure imposed in the last step), kept through checkpoints as restart
   // values of a table of boundaries' own (no rows: a
   // checkpoint stores a table's bound values whatever its rows), declared only when a case
@@ -349,11 +362,11 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
   windkessel_.resize(specs_.size());
   ParticleTable* state = nullptr;
   for (std::size_t i = 0; i < specs_.size(); ++i) {
-    if (!specs_[i].is_windkessel()) continue;
+    if (!specs_[i].follows_outflow()) continue;
     if (!state) state = &st.fields.declare_particle_table("windkessel", "boundaries", 1);
     Windkessel& w = windkessel_[i];
-    w.capacitor_pressure = specs_[i].windkessel_initial;
-    w.outflow = 0.0;
+    w.capacitor_pressure = specs_[i].is_absorbing() ? specs_[i].value_at(0.0) : specs_[i].windkessel_initial;
+    w.outflow = w.previous_outflow = 0.0;
     w.pressure = w.capacitor_pressure;  // p = p_c + R_p Q with Q = 0
     // The damped coupling's impedance (physics/windkessel.hpp): coupling_share (a quarter
     // by default) of the lattice's acoustic impedance rho_0 c_s / A at the outlet, with
@@ -366,7 +379,18 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
     state->bind_restart_value(specs_[i].name + ".capacitor_pressure_Pa", w.capacitor_pressure);
     state->bind_restart_value(specs_[i].name + ".outflow_m3_per_s", w.outflow);
     state->bind_restart_value(specs_[i].name + ".pressure_Pa", w.pressure);
-    const phys::WindkesselRCR& m = specs_[i].windkessel;
+    if (specs_[i].is_absorbing())
+      state->bind_restart_value(specs_[i].name + ".previous_outflow_m3_per_s", w.previous_outflow);
+    w.model = specs_[i].is_absorbing()
+                  ? phys::absorbing_outlet(acoustic, specs_[i].absorbing_time, specs_[i].value_at(0.0))
+                  : specs_[i].windkessel;
+    const phys::WindkesselRCR& m = w.model;
+    if (specs_[i].is_absorbing()) {
+      log::info(str("iolet '", specs_[i].name, "': absorbing pressure outlet, p + Z (Q - Q_mean) with Z = rho c_s / (pi r^2) = ",
+                    fmt_g(acoustic, 4), " Pa s/m^3 (the lattice's characteristic impedance) and Q_mean over ",
+                    fmt_g(specs_[i].absorbing_time, 4), " s; damped coupling k = ", fmt_g(m.resistance_proximal / w.impedance, 4)));
+      continue;
+    }
     log::info(str("iolet '", specs_[i].name, "': Windkessel (RCR) outlet, R_p = ", fmt_g(m.resistance_proximal, 4),
                   " Pa s/m^3, C = ", fmt_g(m.compliance, 4), " m^3/Pa, R_d = ", fmt_g(m.resistance_distal, 4),
                   " Pa s/m^3 (R_d C = ", fmt_g(m.time_constant(), 4), " s), p_d = ", fmt_g(m.pressure_distal, 4),
@@ -377,10 +401,10 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
 
   // Before the collide-stream kernel: it reads the link values these write.
   st.scheduler.add(Phase::begin_step, "iolets", "boundaries", [this](StepContext& ctx) {
-    advance_windkessels();
+    advance_windkessels(ctx.time);
     for (std::size_t i = 0; i < specs_.size(); ++i) {
       const IoletSpec& s = specs_[i];
-      const double pressure = s.is_windkessel() ? windkessel_[i].pressure : s.value_at(ctx.time);
+      const double pressure = s.follows_outflow() ? windkessel_[i].pressure : s.value_at(ctx.time);
       refresh(s, device_[i], *ctx.fields, ctx.step, ctx.time, pressure);
     }
   });

@@ -33,13 +33,15 @@ class IoletRuntime {
     exec::DeviceArray<std::uint32_t> link, node, zh_unknown, zh_sources, rule_link;
     exec::DeviceArray<Real> shape, zh_shape, rule_shape, scratch;
   };
-  /// A Windkessel outlet's state, carried from step to step and through checkpoints (its
+  /// A Windkessel or absorbing outlet's state, carried from step to step and through checkpoints (its
   /// three state doubles are restart values bound to the table "windkessel").
   struct Windkessel {
     double capacitor_pressure = 0.0;  // p_c (Pa) after this step's advance
     double outflow = 0.0;             // Q (m^3/s, out of the domain) through it in the last step
+    double previous_outflow = 0.0;    // Q of the step before (absorbing outlets' extrapolation)
     double pressure = 0.0;            // p (Pa) imposed in this step; the damped coupling's p_n in the next
     double impedance = 0.0;           // Z = rho_0 c_s / A (Pa s/m^3) of the lattice at the outlet (not state)
+    phys::WindkesselRCR model;        // the case's RCR, or an absorbing outlet's (absorbing_outlet)
   };
   void build(SetupStage& st, const IoletSpec& s, Device& d);
   /// `pressure` (Pa): a pressure iolet's value in this step.
@@ -55,7 +57,7 @@ class IoletRuntime {
   void measure_windkessel_outflow(StepContext& ctx);
   /// begin_step: every Windkessel outlet's p_c advanced over one step with the last
   /// step's outflow, and the pressure it imposes in this step (damped coupling).
-  void advance_windkessels();
+  void advance_windkessels(double time);
   void monitor(StepContext& ctx);
   /// The time factors of a velocity iolet's profile terms at time t.
   ProfileCoefficients<Real> coefficients(const IoletSpec& s, double t) const;

@@ -37,6 +37,7 @@ import poiseuille  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import curved_walls  # noqa: E402
 import fda_nozzle  # noqa: E402
+import pulse_reflection  # noqa: E402
 import geometry_checks  # noqa: E402
 import iolet_checks  # noqa: E402
 import pressure_rules  # noqa: E402
@@ -399,6 +400,7 @@ CHECKS.update(pressure_rules.CHECKS)
 CHECKS.update(reference_cases.CHECKS)
 CHECKS.update(sphere_check.CHECKS)
 CHECKS.update(fda_nozzle.CHECKS)
+CHECKS.update(pulse_reflection.CHECKS)
 CHECKS.update(geometry_checks.CHECKS)
 CHECKS.update(rbc_tubes.CHECKS)
 CHECKS.update(wall_shear_checks.CHECKS)
@@ -1052,7 +1054,7 @@ def main():
                          "are kept")
     ap.add_argument("--device", default="", help="with --from-json: the device that earlier run used")
     ap.add_argument("--date", help="with --from-json: the date of that run")
-    ap.add_argument("--collision", choices=["bgk", "trt", "regularized"],
+    ap.add_argument("--collision", choices=["bgk", "trt", "regularized", "recursive_regularized"],
                     help="run every case with this collision operator (lb_bgk.collision) instead of the case's own")
     ap.add_argument("--storage", choices=["fp32", "fp16s", "e4m11", "fp16s-dithered", "e4m11-dithered"],
                     help="run every case in fp32 with this population storage (lb_bgk.storage) instead of the "
