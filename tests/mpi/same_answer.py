@@ -82,6 +82,10 @@ SCENARIOS = {
     # the ranks in another order), so only restart.py --reference-ranks uses it.
     "windkessel": ("windkessel_pipe.toml", ["--steps", "60", "--set", "lattice.dx=4e-4", "--set", "run.check_every=10",
                                             "--set", "output.every=30", "--set", "partition.brick=4"]),
+    # An absorbing outlet (the Windkessel machinery plus the last step's outflow): the pulse
+    # reaches the outlet at about step 350, where restart.py splits the run.
+    "absorbing": ("pulse_reflection.toml", ["--steps", "700", "--set", "lattice.dx=5e-4", "--set", "run.check_every=10",
+                                            "--set", "output.every=350", "--set", "output.final=false"]),
 }
 
 # 16-bit population storage (issue 16): the same scenarios, fp32 arithmetic.
