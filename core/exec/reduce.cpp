@@ -16,6 +16,8 @@ template <class T>
 void chunk_sums(const T* data, std::size_t count, double* partials_host);
 template <class T>
 void chunk_peaks(const T* x, const T* y, const T* z, const T* w, std::size_t count, double* out);
+template <class T>
+void chunk_sum_ranges(const T* data, std::size_t count, double* partials_host);
 }
 #endif
 
@@ -32,6 +34,25 @@ void chunk_sums_host(const T* data, std::size_t count, double* partials) {
     partials[c] = s;
   }
 }
+/// Per chunk: the sum (as chunk_sums_host) and the least and largest nonzero entry, three
+/// doubles at partials[3 c] (+inf and -inf where the chunk has none).
+template <class T>
+void chunk_sum_ranges_host(const T* data, std::size_t count, double* partials) {
+  const long long chunks = static_cast<long long>((count + reduce_chunk - 1) / reduce_chunk);
+#pragma omp parallel for schedule(static)
+  for (long long c = 0; c < chunks; ++c) {
+    const std::size_t b = static_cast<std::size_t>(c) * reduce_chunk;
+    const std::size_t e = std::min(count, b + reduce_chunk);
+    double s = 0.0, lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (std::size_t i = b; i < e; ++i) {
+      const double v = static_cast<double>(data[i]);
+      s += v;
+      if (v != 0.0) lo = v < lo ? v : lo, hi = v > hi ? v : hi;  // NaN compares false: passed over
+    }
+    partials[3 * c] = s, partials[3 * c + 1] = lo, partials[3 * c + 2] = hi;
+  }
+}
+
 /// Chunk c's peak (chunk_peaks) of host rows into out[0 .. chunk_peak_values).
 template <class T>
 void peak_of_chunk(const T* x, const T* y, const T* z, const T* w, std::size_t count, std::size_t c, double* out) {
@@ -69,6 +90,28 @@ double sum(Space space, const T* data, std::size_t count) {
 }
 
 template <class T>
+SumRange sum_range(Space space, const T* data, std::size_t count) {
+  SumRange r;
+  if (count == 0) return r;
+  std::vector<double> partials(3 * ((count + reduce_chunk - 1) / reduce_chunk));
+  if (space == Space::host) {
+    chunk_sum_ranges_host(data, count, partials.data());
+  } else {
+#if HEMO_HAVE_CUDA
+    cuda_detail::chunk_sum_ranges(data, count, partials.data());
+#else
+    throw std::logic_error("exec::sum_range on CUDA memory in a build without CUDA");
+#endif
+  }
+  // The sums in chunk order, as sum(): the same bits whichever of the two is asked.
+  for (std::size_t c = 0; c < partials.size(); c += 3) {
+    r.sum += partials[c];
+    r.least = std::min(r.least, partials[c + 1]), r.largest = std::max(r.largest, partials[c + 2]);
+  }
+  return r;
+}
+
+template <class T>
 std::int64_t first_non_finite(Space space, const T* data, std::size_t count) {
   std::vector<T> host;
   const T* p = data;
@@ -103,6 +146,8 @@ template void chunk_peaks<float>(Space, const float*, const float*, const float*
 template void chunk_peaks<double>(Space, const double*, const double*, const double*, const double*, std::size_t,
                                   double*);
 template double sum<float>(Space, const float*, std::size_t);
+template SumRange sum_range<float>(Space, const float*, std::size_t);
+template SumRange sum_range<double>(Space, const double*, std::size_t);
 template double sum<double>(Space, const double*, std::size_t);
 template std::int64_t first_non_finite<float>(Space, const float*, std::size_t);
 template std::int64_t first_non_finite<double>(Space, const double*, std::size_t);

@@ -29,6 +29,35 @@ __global__ void chunk_sum_kernel(const T* data, std::size_t count, double* parti
   if (threadIdx.x == 0) partials[blockIdx.x] = s[0];
 }
 
+/// chunk_sum_kernel's sum (same order, same bits) and the least and largest nonzero entry
+/// of the chunk (reduce.hpp, sum_range): three doubles per chunk.
+template <class T>
+__global__ void chunk_sum_range_kernel(const T* data, std::size_t count, double* partials) {
+  __shared__ double s[block], lo[block], hi[block];
+  const std::size_t b = static_cast<std::size_t>(blockIdx.x) * reduce_chunk;
+  const std::size_t e = b + reduce_chunk < count ? b + reduce_chunk : count;
+  double acc = 0.0, l = HUGE_VAL, h = -HUGE_VAL;
+  for (std::size_t i = b + threadIdx.x; i < e; i += block) {
+    const double v = static_cast<double>(data[i]);
+    acc += v;
+    if (v != 0.0) l = v < l ? v : l, h = v > h ? v : h;  // NaN compares false: passed over
+  }
+  s[threadIdx.x] = acc, lo[threadIdx.x] = l, hi[threadIdx.x] = h;
+  __syncthreads();
+  for (int w = block / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) {
+      s[threadIdx.x] += s[threadIdx.x + w];
+      lo[threadIdx.x] = fmin(lo[threadIdx.x], lo[threadIdx.x + w]);
+      hi[threadIdx.x] = fmax(hi[threadIdx.x], hi[threadIdx.x + w]);
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    double* o = partials + 3 * static_cast<std::size_t>(blockIdx.x);
+    o[0] = s[0], o[1] = lo[0], o[2] = hi[0];
+  }
+}
+
 /// The device's partials, kept from one reduction to the next and grown when a larger one
 /// comes: a cudaMalloc and a cudaFree (which waits for the whole device) per reduction
 /// cost about 30 us each time, which runs that reduce every step (Windkessel outlets'
@@ -107,6 +136,18 @@ void chunk_sums(const T* data, std::size_t count, double* partials_host) {
              "copy of reduction partials");
 }
 
+template <class T>
+void chunk_sum_ranges(const T* data, std::size_t count, double* partials_host) {
+  const std::size_t chunks = (count + reduce_chunk - 1) / reduce_chunk;
+  double* partials = partials_on_device(3 * chunks);
+  chunk_sum_range_kernel<<<static_cast<unsigned>(chunks), block>>>(data, count, partials);
+  check_launch("chunk_sum_range");
+  check_cuda(cudaMemcpy(partials_host, partials, 3 * chunks * sizeof(double), cudaMemcpyDeviceToHost),
+             "copy of reduction partials");
+}
+
+template void chunk_sum_ranges<float>(const float*, std::size_t, double*);
+template void chunk_sum_ranges<double>(const double*, std::size_t, double*);
 template void chunk_sums<float>(const float*, std::size_t, double*);
 template void chunk_sums<double>(const double*, std::size_t, double*);
 template void chunk_sums<phys::Fp16s>(const phys::Fp16s*, std::size_t, double*);

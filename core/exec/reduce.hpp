@@ -2,6 +2,7 @@
 // Deterministic reductions over node arrays. The sum is accumulated in double in a fixed
 // order (chunks of reduce_chunk values, then the chunk partials in order), so it does not
 // depend on the number of threads: the mass diagnostic is reproducible.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -14,6 +15,18 @@ inline constexpr std::size_t reduce_chunk = 4096;
 /// Sum of data[0..count) in double.
 template <class T>
 double sum(Space space, const T* data, std::size_t count);
+
+/// A sum (as exec::sum, bitwise) with the least and largest entry beside it.
+struct SumRange {
+  double sum = 0.0;
+  double least = HUGE_VAL, largest = -HUGE_VAL;  // of the nonzero entries; +inf and -inf where there are none
+};
+
+/// Sum of data[0..count) in double, the same bits as sum(), and the least and largest of
+/// its nonzero entries in the same pass (the density monitor: zero is the fill of a
+/// brick's holes, never a fluid node's density; NaNs are passed over).
+template <class T>
+SumRange sum_range(Space space, const T* data, std::size_t count);
 
 /// Index of the first NaN or infinite value in data[0..count), or -1 if all are finite.
 template <class T>

@@ -53,6 +53,12 @@ double Field<T>::sum(int c) const {
 }
 
 template <class T>
+exec::SumRange Field<T>::sum_range(int c) const {
+  if constexpr (std::is_floating_point_v<T>) return exec::sum_range(data_.space(), component(c), count());
+  else throw std::logic_error("field '" + name() + "': sum and range of a field that is not float or double");
+}
+
+template <class T>
 std::int64_t Field<T>::first_non_finite(int c) const {
   if constexpr (std::is_floating_point_v<T> || phys::is_stored16<T>)
     return exec::first_non_finite(data_.space(), component(c), count());

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/exec/device_array.hpp"
+#include "core/exec/reduce.hpp"
 #include "core/fields/particle_table.hpp"
 #include "physics/storage16.hpp"
 
@@ -78,6 +79,8 @@ class FieldBase {
   virtual void set_row_bytes(int c, std::span<const unsigned char> bytes) = 0;
   /// Deterministic sum of component c in double (exec::sum), on the field's backend.
   virtual double sum(int c) const = 0;
+  /// The same sum with the least and largest nonzero entry (exec::sum_range), one pass.
+  virtual exec::SumRange sum_range(int c) const = 0;
   /// Index of the first NaN or infinite entry of component c, or -1.
   virtual std::int64_t first_non_finite(int c) const = 0;
 
@@ -114,6 +117,7 @@ class Field final : public FieldBase {
   std::vector<unsigned char> row_bytes(int c) const override { return bytes_out(c, stride()); }
   void set_row_bytes(int c, std::span<const unsigned char> bytes) override { bytes_in(c, bytes, stride()); }
   double sum(int c) const override;
+  exec::SumRange sum_range(int c) const override;
   std::int64_t first_non_finite(int c) const override;
   void swap_storage(Field& other) { data_.swap(other.data_); }
 

@@ -100,6 +100,9 @@ class Simulation {
   void select_backend();
   void declare_core_fields();
   void check_mass_and_finiteness(std::int64_t step);
+  /// The density monitor: this check's least and largest density over all ranks into
+  /// summary_ (relative to the initial mean density).
+  void record_density_range(std::int64_t step, const exec::SumRange& rho);
   std::uint64_t population_checksum() const;
   /// With more than one rank: pass 1 counts the fluid per brick (each rank voxelizes its
   /// share of the layers of bricks), the totals finish the geometry's checks, rank 0

@@ -69,6 +69,12 @@ std::string RunSummary::to_json() const {
   j.key("halo_links").value(halo_links);
   j.key("halo_device_links").value(halo_device_links);
   j.key("mass_relative_drift").value(mass_relative_drift);
+  j.key("largest_density_variation").value(largest_density_variation);
+  j.key("largest_density_variation_step").value(largest_density_variation_step);
+  j.key("density_range").begin_array();
+  j.value(density_least <= density_largest ? density_least : 0.0);
+  j.value(density_least <= density_largest ? density_largest : 0.0);
+  j.end_array();
   j.key("dx").value(dx);
   j.key("dt").value(dt);
   j.key("tau").value(tau);

@@ -2,6 +2,7 @@
 // summary.json: what a run did, for people and for scripts (DESIGN.md, "Interfaces other
 // tools rely on"). Filled as the run proceeds and written at the end, on success and on
 // failure alike.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -43,6 +44,13 @@ struct RunSummary {
   std::uint64_t halo_links = 0;         // CUDA, several ranks: rank-to-neighbour halo links, all ranks
   std::uint64_t halo_device_links = 0;  // ... of them device to device (CUDA IPC)
   double mass_relative_drift = 0.0;
+  /// The density monitor (every run.check_every steps): the least and largest lattice
+  /// density over the run's checks and the largest spread (largest - least) at one check,
+  /// each over the initial mean density, and the step of that spread. Since the start or
+  /// the restart.
+  double density_least = HUGE_VAL, density_largest = -HUGE_VAL;
+  double largest_density_variation = 0.0;
+  std::int64_t largest_density_variation_step = -1;
   double dx = 0.0, dt = 0.0, tau = 0.0, mach = 0.0, reynolds = 0.0;
   std::uint64_t mesh_bytes = 0, field_bytes = 0;
   /// Links of the neighbour table by kind: "wall" (plain bounce-back) and each link class.

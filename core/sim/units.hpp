@@ -56,6 +56,11 @@ struct FlowNumbers {
 inline constexpr double default_max_mach = 0.3;
 inline constexpr double mach_warning = 0.1;
 
+/// Above this spread of the lattice density (largest - least over the mean) a run warns
+/// after its end (the density monitor, time_loop.cpp) and `check` before it (the
+/// boundaries' estimate): 1%, the compressibility error a 0.1 Mach number makes.
+inline constexpr double density_variation_warning = 0.01;
+
 /// InputError when flow.mach exceeds `max_mach` (flow.max_mach): names the key that sets
 /// the time step (lattice.dt, else lattice.tau), its value, the Mach number, the limit and
 /// the nearest value of that key that keeps the Mach number within it.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/common/text.hpp"
+#include "physics/compressibility.hpp"
 #include "physics/d3q19.hpp"
 #include "plugins/boundaries/kernels.hpp"
 
@@ -393,6 +394,83 @@ void check_iolets_disjoint(const std::vector<IoletSpec>& iolets, const geometry:
                                                A.cfg.where("center"), "): their discs claim the same voxels"));
         }
   }
+}
+
+std::array<double, 2> IoletSpec::value_range() const {
+  switch (time) {
+    case Time::sinusoidal: return {value - std::fabs(amplitude), value + std::fabs(amplitude)};
+    case Time::csv: return {series->least(), series->largest()};
+    case Time::windkessel: return {0.0, 0.0};
+    default: return {value, value};
+  }
+}
+
+double IoletSpec::steepest_change() const {
+  double s = 0.0;
+  if (time == Time::sinusoidal) s = std::fabs(amplitude) * 2.0 * M_PI / period;
+  if (time == Time::csv) s = series->steepest();
+  // The ramp's (1 - cos(pi t / ramp)) / 2 rises at most at pi / (2 ramp) per second.
+  if (ramp > 0.0) {
+    const auto r = value_range();
+    s += std::max(std::fabs(r[0]), std::fabs(r[1])) * M_PI / (2.0 * ramp);
+  }
+  return s;
+}
+
+CompressibilityEstimate estimate_compressibility(const std::vector<IoletSpec>& iolets, const LatticeUnits& units) {
+  CompressibilityEstimate e;
+  const double mu = units.viscosity * units.density;
+  double inflow = 0.0, inflow_change = 0.0, inflow_swing = 0.0, outlet_area = 0.0, fastest = 0.0;
+  std::vector<const IoletSpec*> inlets, outlets;
+  double p_least = HUGE_VAL, p_largest = -HUGE_VAL;
+  int imposed = 0;
+  for (const IoletSpec& s : iolets) {
+    const double area = M_PI * s.radius * s.radius;
+    if (s.condition == IoletSpec::Condition::velocity) {
+      // The value is the centre-line velocity (parabolic, and the Womersley profiles of
+      // the same flow) or the uniform one; positive into the domain.
+      const double peak = s.value_range()[1];
+      if (peak <= 0.0) continue;
+      const double mean = s.profile == IoletSpec::Profile::uniform ? 1.0 : 0.5;
+      inflow += mean * peak * area;
+      inflow_change += mean * s.steepest_change() * area;
+      const auto r = s.value_range();  // the swing over time (from rest where a ramp starts it)
+      inflow_swing += mean * (s.ramp > 0.0 ? std::max(std::fabs(r[0]), std::fabs(r[1])) : r[1] - r[0]) * area;
+      fastest = std::max(fastest, peak);
+      inlets.push_back(&s);
+    } else {
+      outlets.push_back(&s);
+      outlet_area += area;
+      if (s.is_windkessel()) continue;
+      const auto r = s.value_range();
+      p_least = std::min(p_least, r[0]), p_largest = std::max(p_largest, r[1]);
+      ++imposed;
+    }
+  }
+  double most = 0.0;
+  for (const IoletSpec* o : outlets) {
+    if (inlets.empty() || outlet_area <= 0.0) break;
+    double length = HUGE_VAL;
+    for (const IoletSpec* i : inlets) {
+      const Vec d{o->center[0] - i->center[0], o->center[1] - i->center[1], o->center[2] - i->center[2]};
+      length = std::min(length, std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
+    }
+    const double share = inflow * M_PI * o->radius * o->radius / outlet_area;
+    const double viscous = phys::poiseuille_pressure_drop(mu, length, share, o->radius);
+    // A column longer than the sound travels while the inflow changes is not pushed as
+    // one: its pressure is then at most the water hammer's rho c_s dU (Joukowsky).
+    const double c_s = units.dx / (units.dt * std::sqrt(3.0));
+    const double inertial = units.density * std::min(length * inflow_change, c_s * inflow_swing) / outlet_area;
+    if (viscous + inertial > most)
+      most = viscous + inertial, e.viscous_dp = viscous, e.inertial_dp = inertial, e.length = length, e.outlet_name = o->name;
+  }
+  e.outlet = phys::density_variation(most, units.density, units.dx, units.dt);
+  if (imposed >= 2) {
+    e.imposed_dp = p_largest - p_least;
+    e.imposed = phys::density_variation(e.imposed_dp, units.density, units.dx, units.dt);
+  }
+  e.dynamic = phys::dynamic_density_variation(fastest, units.dx, units.dt);
+  return e;
 }
 
 }  // namespace hemo::boundaries

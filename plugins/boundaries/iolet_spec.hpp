@@ -12,6 +12,7 @@
 #include "core/config/config.hpp"
 #include "core/config/schema.hpp"
 #include "core/geometry/voxel_grid.hpp"
+#include "core/sim/units.hpp"
 #include "physics/windkessel.hpp"
 #include "physics/womersley.hpp"
 #include "plugins/boundaries/time_series.hpp"
@@ -75,8 +76,35 @@ struct IoletSpec {
   /// Whether the pressure follows the outflow (a Windkessel or an absorbing outlet): such
   /// an iolet's outflow is measured every step and its state checkpointed (iolets.cpp).
   bool follows_outflow() const { return is_windkessel() || is_absorbing(); }
+  /// The least and largest value imposed over time (m/s or Pa; the ramp left out), and
+  /// the largest |d value / dt| (the ramp's included); 0 for a Windkessel iolet's.
+  std::array<double, 2> value_range() const;
+  double steepest_change() const;
   const char* condition_name() const { return condition == Condition::velocity ? "velocity" : "pressure"; }
 };
+
+/// The spread of lattice density a case's iolets make the flow need (physics/
+/// compressibility.hpp), before it runs: an order of magnitude, not a bound. Three parts:
+/// - outlet: the inflow (velocity iolets' peak flow rates) leaves through the pressure
+///   iolets in proportion to their areas; each outlet's share drives Hagen-Poiseuille flow
+///   through a vessel of the outlet's radius along the straight line from the nearest
+///   inlet, and accelerates that column as fast as the inflow changes (rho L dU/dt: the
+///   inlet's ramp, oscillation or CSV; at most the water hammer rho c_s dU where the sound
+///   crosses L more slowly than the change). The outlet that needs most. Small outlets far from
+///   the inlet dominate, as in a coronary tree: a vessel that widens towards the inlet
+///   needs less, a tortuous one more.
+/// - imposed: the largest difference between two imposed (not Windkessel) pressures.
+/// - dynamic: rho u^2 / 2 at the fastest velocity iolet's peak (centre-line) velocity;
+///   a stenosis or nozzle speeds the flow up beyond it.
+/// Not counted: the start-up's acoustic waves and what the outlets' conditions reflect.
+struct CompressibilityEstimate {
+  double outlet = 0.0, imposed = 0.0, dynamic = 0.0;  // drho / rho of each part
+  double viscous_dp = 0.0, inertial_dp = 0.0, length = 0.0;  // Pa, Pa, m: the outlet that needs most
+  std::string outlet_name;
+  double imposed_dp = 0.0;  // Pa
+  double total() const { return outlet + imposed + dynamic; }
+};
+CompressibilityEstimate estimate_compressibility(const std::vector<IoletSpec>& iolets, const LatticeUnits& units);
 
 /// Declares [[boundaries.iolet]].
 void declare_iolet_schema(config::Schema& schema);

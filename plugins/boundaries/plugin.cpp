@@ -1,6 +1,7 @@
 // boundaries: the vessel wall (interpolated or halfway bounce-back), periodic
 // axes, moving walls (Ladd), inlets and outlets (velocity: Ladd or Zou-He; pressure: Nash
 // or Zou-He), and the forces on obstacles. See README.md.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -76,9 +77,10 @@ class BoundariesPlugin final : public Plugin {
       });
       // The peak velocity, and the inlet's diameter as the length of its Reynolds number.
       if (s.condition == IoletSpec::Condition::velocity)
-        st.velocity_scales.push_back({std::fabs(s.value) + std::fabs(s.amplitude), "iolet '" + s.name + "'",
+        st.velocity_scales.push_back({std::max(std::fabs(s.value_range()[0]), std::fabs(s.value_range()[1])), "iolet '" + s.name + "'",
                                       2.0 * s.radius, "diameter of iolet '" + s.name + "'"});
     }
+    report_compressibility(estimate_compressibility(iolets, st.units), st.comm.rank() == 0);
     if (st.config.string("run.precision") == "fp32") make<float>(st, std::move(walls), std::move(iolets));
     else make<double>(st, std::move(walls), std::move(iolets));
   }
@@ -103,6 +105,32 @@ class BoundariesPlugin final : public Plugin {
   void setup(SetupStage& st) override { impl_->setup(st); }
 
  private:
+  /// What `check` and `run` say of the density spread the iolets make the flow need
+  /// (estimate_compressibility): one line, and a warning with the lever above the 1% at
+  /// which the density monitor warns after a run (summary.json largest_density_variation).
+  static void report_compressibility(const CompressibilityEstimate& e, bool rank0) {
+    if (!rank0 || e.total() <= 0.0) return;
+    std::string parts;
+    const auto add = [&](const std::string& part) { parts += (parts.empty() ? "" : "; ") + part; };
+    if (e.outlet > 0.0)
+      add(str(fmt_g(100 * e.outlet, 3), "% for the ", fmt_g(e.viscous_dp + e.inertial_dp, 3), " Pa to outlet '",
+              e.outlet_name, "' (", fmt_g(1e3 * e.length, 3), " mm from the inlet at its radius: Poiseuille ",
+              fmt_g(e.viscous_dp, 3), " Pa", e.inertial_dp > 0.0 ? str(", accelerating the flow ", fmt_g(e.inertial_dp, 3), " Pa") : "", ")"));
+    if (e.imposed > 0.0) add(str(fmt_g(100 * e.imposed, 3), "% for the ", fmt_g(e.imposed_dp, 3), " Pa between imposed pressures"));
+    if (e.dynamic > 0.0) add(str(fmt_g(100 * e.dynamic, 3), "% for the inflow's dynamic pressure"));
+    const std::string line = str("compressibility: the flow needs a density spread of about ", fmt_g(100 * e.total(), 3),
+                                 "% of the mean (", parts, "; an estimate from the iolets)");
+    if (e.total() <= density_variation_warning) {
+      log::info(line);
+      return;
+    }
+    log::warn(str(line, ": above ", fmt_g(100 * density_variation_warning, 2),
+                  "% the lattice fluid is visibly compressible (mass stored in pressure, waves, a drifting mean "
+                  "density). The spread falls as dt^2 at fixed dx: a smaller lattice.dt, or lattice.tau nearer 0.5; dt "
+                  "divided by ", fmt_g(std::sqrt(e.total() / density_variation_warning), 3), " brings it to ",
+                  fmt_g(100 * density_variation_warning, 2), "%"));
+  }
+
   /// Combinations of settings that the validation measured as wrong (docs/validation.md),
   /// warned by `hemoflow check` and `run` with what was measured and what to change.
   static void warn_unvalidated(const PlanStage& st) {

@@ -139,6 +139,14 @@ TimeSeries TimeSeries::from_points(std::vector<double> t, std::vector<double> v)
   return ts;
 }
 
+double TimeSeries::least() const { return *std::min_element(v_.begin(), v_.end()); }
+double TimeSeries::largest() const { return *std::max_element(v_.begin(), v_.end()); }
+double TimeSeries::steepest() const {
+  double s = 0.0;
+  for (std::size_t k = 1; k < t_.size(); ++k) s = std::max(s, std::fabs(v_[k] - v_[k - 1]) / (t_[k] - t_[k - 1]));
+  return s;
+}
+
 double TimeSeries::at(double t, bool periodic) const {
   const double t0 = t_.front(), t1 = t_.back();
   if (periodic) {

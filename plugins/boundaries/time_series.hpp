@@ -36,6 +36,11 @@ class TimeSeries {
   double first_time() const { return t_.front(); }
   double last_time() const { return t_.back(); }
   std::size_t size() const { return t_.size(); }
+  /// The least and largest value (linear interpolation reaches no further).
+  double least() const;
+  double largest() const;
+  /// The largest |dv/dt| between two consecutive points.
+  double steepest() const;
 
  private:
   std::vector<double> t_, v_;
