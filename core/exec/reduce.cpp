@@ -22,16 +22,34 @@ void chunk_sum_ranges(const T* data, std::size_t count, double* partials_host);
 #endif
 
 namespace {
+/// One chunk [b, e) in the order of reduce.hpp: lane sums, then their tree. With
+/// `range`, also the least and largest nonzero value (order-free).
+template <class T>
+double chunk_sum(const T* data, std::size_t b, std::size_t e, double* least = nullptr, double* largest = nullptr) {
+  double lane[reduce_lanes];
+  double lo = HUGE_VAL, hi = -HUGE_VAL;
+  for (int t = 0; t < reduce_lanes; ++t) {
+    double acc = 0.0;
+    for (std::size_t i = b + std::size_t(t); i < e; i += reduce_lanes) {
+      const double v = static_cast<double>(data[i]);
+      acc += v;
+      if (least && v != 0.0) lo = v < lo ? v : lo, hi = v > hi ? v : hi;  // NaN compares false: passed over
+    }
+    lane[t] = acc;
+  }
+  for (int w = reduce_lanes / 2; w > 0; w /= 2)
+    for (int t = 0; t < w; ++t) lane[t] += lane[t + w];
+  if (least) *least = lo, *largest = hi;
+  return lane[0];
+}
+
 template <class T>
 void chunk_sums_host(const T* data, std::size_t count, double* partials) {
   const long long chunks = static_cast<long long>((count + reduce_chunk - 1) / reduce_chunk);
 #pragma omp parallel for schedule(static)
   for (long long c = 0; c < chunks; ++c) {
     const std::size_t b = static_cast<std::size_t>(c) * reduce_chunk;
-    const std::size_t e = std::min(count, b + reduce_chunk);
-    double s = 0.0;
-    for (std::size_t i = b; i < e; ++i) s += static_cast<double>(data[i]);
-    partials[c] = s;
+    partials[c] = chunk_sum(data, b, std::min(count, b + reduce_chunk));
   }
 }
 /// Per chunk: the sum (as chunk_sums_host) and the least and largest nonzero entry, three
@@ -42,14 +60,7 @@ void chunk_sum_ranges_host(const T* data, std::size_t count, double* partials) {
 #pragma omp parallel for schedule(static)
   for (long long c = 0; c < chunks; ++c) {
     const std::size_t b = static_cast<std::size_t>(c) * reduce_chunk;
-    const std::size_t e = std::min(count, b + reduce_chunk);
-    double s = 0.0, lo = HUGE_VAL, hi = -HUGE_VAL;
-    for (std::size_t i = b; i < e; ++i) {
-      const double v = static_cast<double>(data[i]);
-      s += v;
-      if (v != 0.0) lo = v < lo ? v : lo, hi = v > hi ? v : hi;  // NaN compares false: passed over
-    }
-    partials[3 * c] = s, partials[3 * c + 1] = lo, partials[3 * c + 2] = hi;
+    partials[3 * c] = chunk_sum(data, b, std::min(count, b + reduce_chunk), &partials[3 * c + 1], &partials[3 * c + 2]);
   }
 }
 

@@ -11,7 +11,7 @@
 namespace hemo::exec::cuda_detail {
 
 namespace {
-constexpr int block = 256;
+constexpr int block = reduce_lanes;  // one lane a thread: the order reduce.hpp fixes
 
 template <class T>
 __global__ void chunk_sum_kernel(const T* data, std::size_t count, double* partials) {

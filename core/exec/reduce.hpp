@@ -1,7 +1,11 @@
 #pragma once
 // Deterministic reductions over node arrays. The sum is accumulated in double in a fixed
-// order (chunks of reduce_chunk values, then the chunk partials in order), so it does not
-// depend on the number of threads: the mass diagnostic is reproducible.
+// order, the same on the CPU and the GPU: chunks of reduce_chunk values; in a chunk,
+// reduce_lanes lanes each add every reduce_lanes-th value, then the lanes are added as a
+// tree (lane t takes lane t + w for w = reduce_lanes / 2, ..., 1); then the chunk partials
+// in order. So it depends neither on the number of threads nor on the backend: the mass
+// diagnostic is reproducible, and the flow that a Windkessel or absorbing outlet feeds
+// back is the same bits on both, in fp64 too.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +15,7 @@
 namespace hemo::exec {
 
 inline constexpr std::size_t reduce_chunk = 4096;
+inline constexpr int reduce_lanes = 256;  // the CUDA block of the chunk kernels
 
 /// Sum of data[0..count) in double.
 template <class T>

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -11,6 +12,7 @@
 
 #include "core/exec/device_array.hpp"
 #include "core/exec/primitives.hpp"
+#include "core/exec/reduce.hpp"
 #include "tests/primitive_inputs.hpp"
 
 using hemo::exec::DeviceArray;
@@ -167,5 +169,27 @@ TEST_CASE("gpu primitives: one workspace serves all four primitives in turn, gro
     CHECK(std::equal(list.begin(), list.begin() + k, got.begin()));
     CHECK(gpu.capacity() >= last_capacity);
     last_capacity = gpu.capacity();
+  }
+}
+
+TEST_CASE("gpu reduce: exec::sum and exec::sum_range give the host's bits in fp64 and fp32") {
+  // The flow a Windkessel or absorbing outlet feeds back is such a sum: CPU and GPU runs
+  // stay bitwise only if these are.
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (const std::size_t n : sizes) {
+    CAPTURE(n);
+    std::vector<double> v(n);
+    for (double& x : v) x = u(rng) * std::pow(10.0, 8.0 * u(rng));
+    if (n > 2) v[n / 3] = 0.0;
+    std::vector<float> f(v.begin(), v.end());
+    const auto d = on_gpu(v);
+    const auto df = on_gpu(f);
+    CHECK(hemo::exec::sum(Space::cuda, d.data(), n) == hemo::exec::sum(Space::host, v.data(), n));
+    CHECK(hemo::exec::sum(Space::cuda, df.data(), n) == hemo::exec::sum(Space::host, f.data(), n));
+    const auto g = hemo::exec::sum_range(Space::cuda, d.data(), n), h = hemo::exec::sum_range(Space::host, v.data(), n);
+    CHECK(g.sum == h.sum);
+    CHECK(g.least == h.least);
+    CHECK(g.largest == h.largest);
   }
 }
