@@ -84,8 +84,8 @@ void declare_iolet_schema(config::Schema& schema) {
       .choices({"velocity", "pressure"})
       .required()
       .string("model", "How: 'ladd' (velocity, moving bounce-back), 'nash' (pressure, HemeLB's zeroth-order ghost "
-                       "density), 'anti_bounce_back' (pressure on the plane, any orientation), 'zou_he' (either; the "
-                       "normal must be a lattice axis); 'auto' = ladd or anti_bounce_back")
+                       "density), 'anti_bounce_back' (pressure on the plane, any orientation), 'zou_he' (either; for a "
+                       "pressure the normal must be a lattice axis); 'auto' = ladd or anti_bounce_back")
       .choices({"auto", "ladd", "nash", "anti_bounce_back", "zou_he"})
       .default_value(std::string("auto"))
       .string("profile", "Velocity iolets: 'uniform', 'parabolic' (Poiseuille over the disc) or 'womersley' (with "
@@ -223,10 +223,12 @@ std::vector<IoletSpec> read_iolets(const config::Config& boundaries) {
         s.axis = a;
         s.sign = s.normal[a] > 0 ? -1 : 1;  // inward = -outward
       }
-    // Zou-He balances the five populations that cross a face normal to a lattice axis
-    // (its general form, used on the rim, is ill-conditioned where few links cross).
-    if (s.model == IoletSpec::Model::zou_he && s.axis < 0)
-      c.fail("model", "'zou_he' needs a normal along x, y or z; use 'ladd' or 'anti_bounce_back' on a tilted plane");
+    // Zou-He's pressure rule balances the five populations that cross a face normal to a
+    // lattice axis (its general form, used on the rim, is ill-conditioned where few links
+    // cross). A velocity node always takes the general non-equilibrium bounce-back
+    // (physics/zou_he.hpp, nebb_velocity), whose momentum is imposed, on any plane.
+    if (s.model == IoletSpec::Model::zou_he && s.axis < 0 && !velocity)
+      c.fail("model", "'zou_he' for a pressure needs a normal along x, y or z; use 'anti_bounce_back' on a tilted plane");
 
     const std::string profile = c.string("profile");
     s.profile = profile == "uniform" ? IoletSpec::Profile::uniform

@@ -94,7 +94,7 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
         const std::uint32_t code = m.neighbours[std::size_t(q - 1) * m.stride + n];
         if (mesh::is_coded_link(code) && links.link_class[mesh::link_index(code)] == s.link_class) {
           mask |= 1u << q;
-          entering += s.sign * q19::c(q, s.axis) == 1;
+          if (s.axis >= 0) entering += s.sign * q19::c(q, s.axis) == 1;
         }
       }
       if (s.condition == IoletSpec::Condition::pressure && entering == 5 && std::popcount(mask) == 5)
