@@ -267,7 +267,7 @@ void Simulation::run() {
   summary_.population_checksum = hex;
   log::info(str("done: ", summary_.steps, " steps in ", fmt_f(summary_.wall_seconds, 3), " s, ",
                 fmt_f(summary_.mlups, 2), " MLUPS, mass drift ", fmt_g(summary_.mass_relative_drift, 3)));
-  if (summary_.largest_density_variation > density_variation_warning)
+  if (summary_.largest_density_variation > density_variation_warning && comm_->rank() == 0)
     log::warn(str("the lattice density varied by ", fmt_g(100 * summary_.largest_density_variation, 3),
                   "% of its mean (step ", summary_.largest_density_variation_step,
                   "; summary.json largest_density_variation): above ", fmt_g(100 * density_variation_warning, 2),
