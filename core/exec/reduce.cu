@@ -13,24 +13,8 @@ namespace hemo::exec::cuda_detail {
 namespace {
 constexpr int block = reduce_lanes;  // one lane a thread: the order reduce.hpp fixes
 
-template <class T>
-__global__ void chunk_sum_kernel(const T* data, std::size_t count, double* partials) {
-  __shared__ double s[block];
-  const std::size_t b = static_cast<std::size_t>(blockIdx.x) * reduce_chunk;
-  const std::size_t e = b + reduce_chunk < count ? b + reduce_chunk : count;
-  double acc = 0.0;
-  for (std::size_t i = b + threadIdx.x; i < e; i += block) acc += static_cast<double>(data[i]);
-  s[threadIdx.x] = acc;
-  __syncthreads();
-  for (int w = block / 2; w > 0; w /= 2) {
-    if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) partials[blockIdx.x] = s[0];
-}
-
-/// chunk_sum_kernel's sum (same order, same bits) and the least and largest nonzero entry
-/// of the chunk (reduce.hpp, sum_range): three doubles per chunk.
+/// A chunk's sum in the order reduce.hpp fixes, and its least and largest nonzero entry
+/// (sum_range): three doubles per chunk.
 template <class T>
 __global__ void chunk_sum_range_kernel(const T* data, std::size_t count, double* partials) {
   __shared__ double s[block], lo[block], hi[block];
@@ -127,16 +111,6 @@ template void chunk_peaks<float>(const float*, const float*, const float*, const
 template void chunk_peaks<double>(const double*, const double*, const double*, const double*, std::size_t, double*);
 
 template <class T>
-void chunk_sums(const T* data, std::size_t count, double* partials_host) {
-  const std::size_t chunks = (count + reduce_chunk - 1) / reduce_chunk;
-  double* partials = partials_on_device(chunks);
-  chunk_sum_kernel<<<static_cast<unsigned>(chunks), block>>>(data, count, partials);
-  check_launch("chunk_sum");
-  check_cuda(cudaMemcpy(partials_host, partials, chunks * sizeof(double), cudaMemcpyDeviceToHost),
-             "copy of reduction partials");
-}
-
-template <class T>
 void chunk_sum_ranges(const T* data, std::size_t count, double* partials_host) {
   const std::size_t chunks = (count + reduce_chunk - 1) / reduce_chunk;
   double* partials = partials_on_device(3 * chunks);
@@ -148,9 +122,7 @@ void chunk_sum_ranges(const T* data, std::size_t count, double* partials_host) {
 
 template void chunk_sum_ranges<float>(const float*, std::size_t, double*);
 template void chunk_sum_ranges<double>(const double*, std::size_t, double*);
-template void chunk_sums<float>(const float*, std::size_t, double*);
-template void chunk_sums<double>(const double*, std::size_t, double*);
-template void chunk_sums<phys::Fp16s>(const phys::Fp16s*, std::size_t, double*);
-template void chunk_sums<phys::E4m11s>(const phys::E4m11s*, std::size_t, double*);
+template void chunk_sum_ranges<phys::Fp16s>(const phys::Fp16s*, std::size_t, double*);
+template void chunk_sum_ranges<phys::E4m11s>(const phys::E4m11s*, std::size_t, double*);
 
 }  // namespace hemo::exec::cuda_detail

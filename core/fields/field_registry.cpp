@@ -54,8 +54,9 @@ double Field<T>::sum(int c) const {
 
 template <class T>
 exec::SumRange Field<T>::sum_range(int c) const {
-  if constexpr (std::is_floating_point_v<T>) return exec::sum_range(data_.space(), component(c), count());
-  else throw std::logic_error("field '" + name() + "': sum and range of a field that is not float or double");
+  if constexpr (std::is_floating_point_v<T> || phys::is_stored16<T>)
+    return exec::sum_range(data_.space(), component(c), count());
+  else throw std::logic_error("field '" + name() + "': sum and range of a non-floating-point field");
 }
 
 template <class T>
