@@ -316,6 +316,21 @@ def compare(m, out_dir):
     return r
 
 
+def cycle_balance(out_dir, inlet, period):
+    """Per whole period of a run: the inlet's mean flow, the mean flow out through every
+    other iolet, and outflow / inflow - 1 (the trapezoid rule over iolets.csv's rows)."""
+    cols = columns(out_dir)
+    t = cols["time"]
+    q_in = cols[f"{inlet}_flow_m3_per_s"]
+    q_out = -sum(v for k, v in cols.items() if k.endswith("_flow_m3_per_s") and k != f"{inlet}_flow_m3_per_s")
+    rows = []
+    for k in range(int(t[-1] / period + 1e-9)):
+        use = (t > k * period - 1e-12) & (t <= (k + 1) * period + 1e-12)
+        vin, vout = np.trapz(q_in[use], t[use]), np.trapz(q_out[use], t[use])
+        rows.append((k + 1, vin / period, vout / period, vout / vin - 1.0))
+    return rows
+
+
 def main_outlet(a):
     m = outlet_model(a)
     t, q, p, pc = periodic_state(m, a.dt)
@@ -339,6 +354,10 @@ def main_outlet(a):
                 print(f"  {k:24} {r[k]:.5g}")
         if r["t"][-1] < m["period"]:
             print("  (the run is shorter than one period: these are not a cycle's errors)")
+        if m["inlet"]:
+            for k, q_in, q_out, imbalance in cycle_balance(a.compare, m["inlet"], m["period"]):
+                print(f"  cycle {k}: mean inflow {q_in:.5g} m^3/s, mean outflow {q_out:.5g} m^3/s, "
+                      f"outflow / inflow - 1 = {imbalance:+.5f}")
         out = r
     if a.csv:
         keys = ["t", "q", "p", "pc"] if not a.compare else ["t", "p_ref", "p_wk", "p_nodes", "p_own"]
