@@ -52,6 +52,9 @@ struct IoletSpec {
   // over absorbing_time (s) (physics/windkessel.hpp, absorbing_outlet); 0: a plain outlet.
   double absorbing_time = 0.0;
   bool periodic = true;
+  // hold_flow (Zou-He velocity iolets): the flow through the iolet's links is held to the
+  // profile's (iolets.cpp, IoletRuntime::refresh).
+  bool hold_flow = false;
   // profile = "womersley" with time = "csv": the complex Fourier coefficients c_0..c_N of
   // the mean velocity (m/s) over the CSV's period (fourier_coefficients of half the CSV's
   // centre-line velocity), c_0 real.
@@ -76,6 +79,9 @@ struct IoletSpec {
   /// Whether the pressure follows the outflow (a Windkessel or an absorbing outlet): such
   /// an iolet's outflow is measured every step and its state checkpointed (iolets.cpp).
   bool follows_outflow() const { return is_windkessel() || is_absorbing(); }
+  /// Whether the iolet carries state from step to step (measured at end_step, kept through
+  /// checkpoints): an outlet that follows its outflow, or an inlet that holds its flow.
+  bool has_state() const { return follows_outflow() || hold_flow; }
   /// The least and largest value imposed over time (m/s or Pa; the ramp left out), and
   /// the largest |d value / dt| (the ramp's included); 0 for a Windkessel iolet's.
   std::array<double, 2> value_range() const;

@@ -19,10 +19,18 @@ namespace hemo::boundaries {
 
 namespace q19 = phys::d3q19;
 
+
 namespace {
 
 /// Spatial profile of a velocity iolet at distance r from its axis (1 at the centre).
 double poiseuille_shape(double r, double R) { return r < R ? 1.0 - (r * r) / (R * R) : 0.0; }
+
+/// hold_flow: the share of each step's measured excess that the estimate takes in (an
+/// exponential average over about 1 / 0.01 = 100 steps, short against a cardiac cycle's
+/// 10^5). Taken whole (1), the correction fed the closure's own response back and the
+/// aorta's reversing inlet (tools/stability/aorta_inlet_pipe.toml, tau 0.5024) diverged
+/// within 500 steps; 0.1, 0.01 and 0.001 ran (tools/validation/notes.md).
+constexpr double held_flow_relaxation = 0.01;
 
 }  // namespace
 
@@ -138,23 +146,62 @@ void IoletRuntime<Real>::build(SetupStage& st, const IoletSpec& s, Device& d) {
   };
 
   if (s.condition == IoletSpec::Condition::velocity) {
-    // Ladd: the term 6 w_q (c_q . d) u at the link's midpoint, x_n - c_q dx / 2.
-    const std::size_t count = by_link.size();
-    std::vector<Real> shape(std::size_t(terms) * count, Real(0));
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::uint32_t k = by_link[i];
+    const auto along = [&](int q) { return q19::c(q, 0) * inward[0] + q19::c(q, 1) * inward[1] + q19::c(q, 2) * inward[2]; };
+    // Ladd: the term 6 w_q (c_q . d) u at the link's midpoint, x_n - c_q dx / 2, per term.
+    const auto ladd_terms = [&](std::uint32_t k) {
       const int q = links.direction[k];
       auto p = m.position(links.node[k]);
       for (int a = 0; a < 3; ++a) p[a] -= 0.5 * q19::c(q, a) * m.dx;
-      const double cd = q19::c(q, 0) * inward[0] + q19::c(q, 1) * inward[1] + q19::c(q, 2) * inward[2];
-      const auto u = profile(p);
-      for (int j = 0; j < terms; ++j) shape[j * count + i] = Real(6.0 * q19::w<double>(q) * cd * u[j] * to_lattice);
+      auto u = profile(p);
+      for (int j = 0; j < terms; ++j) u[j] = 6.0 * q19::w<double>(q) * along(q) * u[j] * to_lattice;
+      return u;
+    };
+    const std::size_t count = by_link.size();
+    std::vector<Real> shape(std::size_t(terms) * count, Real(0));
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto t = ladd_terms(by_link[i]);
+      for (int j = 0; j < terms; ++j) shape[j * count + i] = Real(t[j]);
     }
     d.rule_shape = exec::to_device(run_.space, shape);
-    std::vector<Real> zh(std::size_t(terms) * zh_unknown.size(), Real(0));
+    // hold_flow: one more row, the correction's shape (the steady profile's, 1 at the
+    // centre), and the flows each term sends through the links (Ladd's rule: the profile
+    // at each link's midpoint on the plane) and through Zou-He's nodes (the velocity at
+    // each node times W = 6 sum_{q in M} w_q c_q . n, physics/zou_he.hpp), per unit factor.
+    const std::size_t rows = std::size_t(terms) + (s.hold_flow ? 1 : 0);
+    std::vector<Real> zh(rows * zh_unknown.size(), Real(0));
+    std::vector<double> flows(2 * std::size_t(terms) + 1, 0.0);  // target, nodes, correction_nodes
     for (std::size_t i = 0; i < zh_unknown.size(); ++i) {
-      const auto u = profile(m.position(node[i]));
+      const Vec p = m.position(node[i]);
+      const auto u = profile(p);
       for (int j = 0; j < terms; ++j) zh[j * zh_unknown.size() + i] = Real(u[j] * to_lattice);
+      if (!s.hold_flow) continue;
+      const double r = s.radial(p);
+      const double c = s.profile == IoletSpec::Profile::uniform ? (r < s.radius ? 1.0 : 0.0) : poiseuille_shape(r, s.radius);
+      zh[std::size_t(terms) * zh_unknown.size() + i] = Real(c);
+      double w = 0.0;
+      for (int q = 1; q < q19::Q; ++q)
+        if (zh_unknown[i] >> q & 1u) w += 6.0 * q19::w<double>(q) * along(q);
+      // The node's velocity as the kernel takes it (Real), so that the nominal flow is the
+      // one imposed.
+      for (int j = 0; j < terms; ++j) flows[terms + j] += w * double(zh[j * zh_unknown.size() + i]);
+      flows[2 * terms] += w * double(Real(c));
+    }
+    if (s.hold_flow) {
+      for (std::uint32_t k : link) {
+        const auto t = ladd_terms(k);
+        for (int j = 0; j < terms; ++j) flows[j] += t[j];
+      }
+      st.comm.sum(flows);
+      for (int j = 0; j < terms; ++j) {
+        d.held.target[j] = flows[j];
+        d.held.nodes[j] = flows[terms + j];
+      }
+      d.held.correction_nodes = flows[2 * terms];
+      if (!(d.held.correction_nodes > 0.0))
+        s.cfg.fail("hold_flow", str("iolet '", s.name, "' has no node inside its disc to hold the flow with"));
+      log::info(str("iolet '", s.name, "': hold_flow: the nodes' velocities send ", fmt_g(d.held.nodes[0] / d.held.target[0], 6),
+                    " times the profile's flow through the links before the closure's own difference; each step adds "
+                    "the steady profile's shape times what cancels the last step's excess"));
     }
     d.zh_shape = exec::to_device(run_.space, zh);
   }
@@ -236,21 +283,38 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
           slots);
     }
   }
+  ProfileCoefficients<Real> node_coef = coef;
+  if (s.hold_flow) {
+    // The flow the profile sends through the links (the target) and through the nodes at
+    // this step's factors, and the correction that makes the nodes' flow plus the excess
+    // the last step measured (measure_flows) equal the target: every rank computes the
+    // same doubles from the same sums.
+    HeldFlow& h = d.held;
+    double target = 0.0, nominal = 0.0;
+    for (int j = 0; j < coef.terms; ++j) {
+      target += double(coef.value[j]) * h.target[j];
+      nominal += double(coef.value[j]) * h.nodes[j];
+    }
+    h.correction = (target - nominal - h.excess) / h.correction_nodes;
+    node_coef.value[coef.terms] = Real(h.correction);
+    h.nominal = nominal + double(node_coef.value[coef.terms]) * h.correction_nodes;
+    node_coef.terms = coef.terms + 1;
+  }
   if (d.zou_he_nodes) {
     ZouHeNodes<Real, Store> k{link_value, d.node.data(), d.zh_unknown.data(), d.zh_sources.data(), f,
                        d.zh_shape.data(), run_.stride, d.zou_he_nodes, s.axis, s.sign,
                        {Real(-s.normal[0]), Real(-s.normal[1]), Real(-s.normal[2])}, !velocity, drho,
-                       coef, std::visit([](auto where) { return where.state; }, slots),
+                       node_coef, std::visit([](auto where) { return where.state; }, slots),
                        fields.get<std::uint32_t>("link_source").count() ? fields.get<std::uint32_t>("link_source").data() : nullptr};
     exec::for_each(run_.space, {0, d.zou_he_nodes}, k, "boundaries::zou_he");
   }
 }
 
 template <class Real>
-double IoletRuntime<Real>::mass_through(Device& d, FieldRegistry& fields) {
+double IoletRuntime<Real>::mass_through(Device& d, FieldRegistry& fields, bool weighted) {
   // The mass through the iolet in one step is the sum of its link values (kernels.hpp),
   // each weighted by the fluid share of its cell where lb_vlbm gives cells one.
-  if (fields.contains("fluid_share")) {
+  if (weighted && fields.contains("fluid_share")) {
     exec::for_each(run_.space, {0, d.links},
                    GatherWeighted<Real>{d.scratch.data(), fields.get<Real>("link_value").data(), d.link.data(),
                                         fields.get<std::uint32_t>("link_node").data(),
@@ -265,22 +329,30 @@ double IoletRuntime<Real>::mass_through(Device& d, FieldRegistry& fields) {
 }
 
 template <class Real>
-void IoletRuntime<Real>::measure_windkessel_outflow(StepContext& ctx) {
+void IoletRuntime<Real>::measure_flows(StepContext& ctx) {
   // After the step's collide-stream used the link values its begin_step wrote: their sum
   // is the mass that crossed in this step. Measured here, not at the next begin_step, so
   // that a checkpoint written after this step holds it (link values are not checkpointed).
   // Every rank gets the same sum, hence the same state: they agree without talking again.
+  // A held-flow inlet's sum is unweighted, like the target it is held to (Ladd's link
+  // values).
   std::vector<double> mass;
   for (std::size_t i = 0; i < specs_.size(); ++i)
-    if (specs_[i].follows_outflow()) mass.push_back(mass_through(device_[i], *ctx.fields));
+    if (specs_[i].has_state()) mass.push_back(mass_through(device_[i], *ctx.fields, !specs_[i].hold_flow));
   run_.comm->sum(mass);
   const double to_flow = run_.units.dx * run_.units.dx * run_.units.dx / run_.units.dt;  // lattice mass/step -> m^3/s
   std::size_t at = 0;
-  for (std::size_t i = 0; i < specs_.size(); ++i)
-    if (specs_[i].follows_outflow()) {
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    if (!specs_[i].has_state()) continue;
+    const double m = mass[at++];
+    if (specs_[i].hold_flow) {
+      HeldFlow& h = device_[i].held;
+      h.excess += held_flow_relaxation * (m - h.nominal - h.excess);
+    } else {
       windkessel_[i].previous_outflow = windkessel_[i].outflow;
-      windkessel_[i].outflow = -mass[at++] * to_flow;  // inflow positive -> outflow
+      windkessel_[i].outflow = -m * to_flow;  // inflow positive -> outflow
     }
+  }
 }
 
 template <class Real>
@@ -354,7 +426,8 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
   csv_.open(st.comm, st.output_dir, "iolets.csv", header, st.first_step);
 
   // Windkessel and absorbing outlets: their state is three doubles each (p_c, the last step's outflow
-  // and the pressure imposed in the last step), kept through checkpoints as restart
+  // and the pressure imposed in the last step), a held-flow inlet's one (the excess the last
+  // step measured beyond the flow imposed at its nodes), kept through checkpoints as restart
   // values of a table of boundaries' own (no rows: a
   // checkpoint stores a table's bound values whatever its rows), declared only when a case
   // has such an outlet, so that other runs' checkpoints stay as they were. A restart sets
@@ -362,8 +435,13 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
   windkessel_.resize(specs_.size());
   ParticleTable* state = nullptr;
   for (std::size_t i = 0; i < specs_.size(); ++i) {
-    if (!specs_[i].follows_outflow()) continue;
+    if (!specs_[i].has_state()) continue;
     if (!state) state = &st.fields.declare_particle_table("windkessel", "boundaries", 1);
+    if (specs_[i].hold_flow) {  // a held-flow inlet's state: the excess the last step measured
+      device_[i].held.excess = 0.0;
+      state->bind_restart_value(specs_[i].name + ".held_flow_excess", device_[i].held.excess);
+      continue;
+    }
     Windkessel& w = windkessel_[i];
     w.capacitor_pressure = specs_[i].is_absorbing() ? specs_[i].value_at(0.0) : specs_[i].windkessel_initial;
     w.outflow = w.previous_outflow = 0.0;
@@ -409,8 +487,8 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
     }
   });
   if (state)
-    st.scheduler.add(Phase::end_step, "windkessel_outflow", "boundaries",
-                     [this](StepContext& ctx) { measure_windkessel_outflow(ctx); });
+    st.scheduler.add(Phase::end_step, "iolet_flows", "boundaries",
+                     [this](StepContext& ctx) { measure_flows(ctx); });
   st.scheduler.add(Phase::output, "iolet_monitor", "boundaries", [this](StepContext& ctx) { monitor(ctx); });
 }
 

@@ -3,6 +3,7 @@
 // kernels that refresh link_value every step (begin_step), the Windkessel outlets' state
 // (the flow through them at end_step, their RCR model advanced at begin_step), and the
 // monitor that writes each iolet's flow rate and mean pressure to <output>/iolets.csv.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -27,11 +28,24 @@ class IoletRuntime {
   void setup(SetupStage& st);
 
  private:
+  /// A Zou-He inlet that holds its flow (hold_flow): the flow the profile's terms send
+  /// through the iolet's links by Ladd's rule (target) and through its nodes by Zou-He's
+  /// (nodes), per unit of each term's factor, summed over the ranks at set-up; the
+  /// correction shape's flow through the nodes per unit; and from step to step the
+  /// correction added (lattice velocity), the nodes' flow it was added to, and the
+  /// estimate of the closure's excess beyond them, relaxed towards each step's measurement
+  /// (the state a checkpoint keeps). Lattice mass a step.
+  struct HeldFlow {
+    std::array<double, max_profile_terms> target{}, nodes{};
+    double correction_nodes = 0.0;
+    double correction = 0.0, nominal = 0.0, excess = 0.0;
+  };
   struct Device {  // one iolet's arrays on the run's backend
     std::uint32_t links = 0, nodes = 0, zou_he_nodes = 0, rule_links = 0;
     bool ladd_written = false;  // a constant Ladd profile is written once
     exec::DeviceArray<std::uint32_t> link, node, zh_unknown, zh_sources, rule_link;
     exec::DeviceArray<Real> shape, zh_shape, rule_shape, scratch;
+    HeldFlow held;
   };
   /// A Windkessel or absorbing outlet's state, carried from step to step and through checkpoints (its
   /// three state doubles are restart values bound to the table "windkessel").
@@ -51,10 +65,12 @@ class IoletRuntime {
   void refresh(const IoletSpec& s, Device& d, FieldRegistry& fields, const Store* f, std::int64_t step, double time,
                double pressure);
   /// This rank's mass (lattice units) through the iolet in the step whose link values
-  /// link_value holds: the sum of its link values, weighted by lb_vlbm's fluid share.
-  double mass_through(Device& d, FieldRegistry& fields);
-  /// end_step: every Windkessel outlet's outflow in this step, summed over the ranks.
-  void measure_windkessel_outflow(StepContext& ctx);
+  /// link_value holds: the sum of its link values, weighted by lb_vlbm's fluid share
+  /// unless `weighted` is false.
+  double mass_through(Device& d, FieldRegistry& fields, bool weighted = true);
+  /// end_step: every Windkessel outlet's outflow in this step and every held-flow inlet's
+  /// excess, summed over the ranks.
+  void measure_flows(StepContext& ctx);
   /// begin_step: every Windkessel outlet's p_c advanced over one step with the last
   /// step's outflow, and the pressure it imposes in this step (damped coupling).
   void advance_windkessels(double time);

@@ -22,9 +22,10 @@ namespace hemo::boundaries {
 namespace d3q19 = phys::d3q19;
 
 /// The most terms a velocity iolet's profile has: the mean, then a cosine and a sine term
-/// for each of up to max_womersley_harmonics harmonics (profile = "womersley" with a CSV).
+/// for each of up to max_womersley_harmonics harmonics (profile = "womersley" with a CSV),
+/// and a Zou-He inlet's held-flow correction (hold_flow, iolets.cpp).
 inline constexpr int max_womersley_harmonics = 16;
-inline constexpr int max_profile_terms = 1 + 2 * max_womersley_harmonics;
+inline constexpr int max_profile_terms = 2 + 2 * max_womersley_harmonics;
 
 /// A velocity iolet's value at a link is sum_j value[j] shape_j(link): the time factors of
 /// this step (iolets.cpp, IoletRuntime::coefficients) times the profile's terms.

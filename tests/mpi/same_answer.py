@@ -86,6 +86,12 @@ SCENARIOS = {
     # reaches the outlet at about step 350, where restart.py splits the run.
     "absorbing": ("pulse_reflection.toml", ["--steps", "700", "--set", "lattice.dx=5e-4", "--set", "run.check_every=10",
                                             "--set", "output.every=350", "--set", "output.final=false"]),
+    # A Zou-He inlet holding its flow (hold_flow): one double of state (the last step's
+    # excess), summed over the ranks like a Windkessel's outflow (restart.py
+    # --reference-ranks only).
+    "held_flow": ("pipe_velocity.toml", ["--steps", "60", "--set", "lattice.dx=1e-3", "--set", "run.check_every=10",
+                                         "--set", "output.every=30", "--set", 'boundaries.iolet.0.model="zou_he"',
+                                         "--set", "boundaries.iolet.0.hold_flow=true"]),
 }
 
 # 16-bit population storage (issue 16): the same scenarios, fp32 arithmetic.
