@@ -76,11 +76,14 @@ class BoundariesPlugin final : public Plugin {
         return claims(*spec, *vox, v);
       });
       // The peak velocity, and the inlet's diameter as the length of its Reynolds number.
-      if (s.condition == IoletSpec::Condition::velocity)
-        st.velocity_scales.push_back({std::max(std::fabs(s.value_range()[0]), std::fabs(s.value_range()[1])), "iolet '" + s.name + "'",
+      if (s.condition == IoletSpec::Condition::velocity) {
+        const std::array<double, 2> range = s.value_range();
+        st.velocity_scales.push_back({std::max(std::fabs(range[0]), std::fabs(range[1])), "iolet '" + s.name + "'",
                                       2.0 * s.radius, "diameter of iolet '" + s.name + "'"});
+      }
     }
     report_compressibility(estimate_compressibility(iolets, st.units), st.comm.rank() == 0);
+    if (st.comm.rank() == 0) warn_velocity_iolets(iolets, st.units);
     if (st.config.string("run.precision") == "fp32") make<float>(st, std::move(walls), std::move(iolets));
     else make<double>(st, std::move(walls), std::move(iolets));
   }
@@ -129,6 +132,32 @@ class BoundariesPlugin final : public Plugin {
                   "density). The spread falls as dt^2 at fixed dx: a smaller lattice.dt, or lattice.tau nearer 0.5; dt "
                   "divided by ", fmt_g(std::sqrt(e.total() / density_variation_warning), 3), " brings it to ",
                   fmt_g(100 * density_variation_warning, 2), "%"));
+  }
+
+  /// Velocity iolets in settings that runs measured as unstable or inaccurate, warned by
+  /// `check` and `run` with what was measured and what to change.
+  static void warn_velocity_iolets(const std::vector<IoletSpec>& iolets, const LatticeUnits& units) {
+    for (const IoletSpec& s : iolets) {
+      if (s.condition != IoletSpec::Condition::velocity) continue;
+      const double least = s.value_range()[0];
+      // Where the aorta diverged at its inlet as the inflow reversed (docs/windkessel.md):
+      // tau 0.50242, 0.5036 and 0.50726, with Ladd's rule; Zou-He's closure ran.
+      if (s.model == IoletSpec::Model::ladd && least < 0.0 && units.tau < 0.51)
+        log::warn(str("iolet '", s.name, "': Ladd's velocity rule with an inflow that reverses (down to ", fmt_g(least, 3),
+                      " m/s) at tau = ", fmt_g(units.tau, 5), ": the aorta case diverged at its inlet as its inflow "
+                      "reversed at tau 0.50242, 0.5036 and 0.50726, and so did a straight pipe with that inflow "
+                      "(tools/stability/aorta_inlet_pipe.toml; docs/windkessel.md). model = \"zou_he\" ran through "
+                      "the reversal (with hold_flow = true for the profile's flow rate)"));
+      // The tilted pipe's mean WSS with plain Zou-He: 5.6%, 2.7% and 0.60% off at 8, 12 and
+      // 24 nodes per radius (Ladd's 0.69%, 0.53%, 0.09%; hold_flow 0.64%, 0.55%, 0.093%).
+      const double per_radius = s.radius / units.dx;
+      if (s.model == IoletSpec::Model::zou_he && !s.hold_flow && s.axis < 0 && per_radius < 24.0)
+        log::warn(str("iolet '", s.name, "': a Zou-He velocity iolet on a tilted plane ", fmt_g(per_radius, 3),
+                      " nodes per radius without hold_flow: its closure sends more or less flow than the profile's "
+                      "(+4.3% at 8 nodes per radius in the tilted validation pipe, whose mean WSS was 5.6%, 2.7% and "
+                      "0.60% off at 8, 12 and 24; plugins/boundaries/README.md). Set hold_flow = true (0.64%, 0.55%, "
+                      "0.093% there) or refine lattice.dx"));
+    }
   }
 
   /// Combinations of settings that the validation measured as wrong (docs/validation.md),
