@@ -147,6 +147,7 @@ void parse_options(CommandLine& cl, const std::vector<std::string>& args, std::s
       cl.run.restart = value(a);
       if (cl.run.restart.empty()) throw UsageError("--restart takes an output folder (holding checkpoint.h5) or a checkpoint file");
     }
+    else if (a == "--overwrite" && cl.command == "run") cl.run.overwrite = true;
     else if (a == "--ranks" && cl.command == "check") {
       const std::string v = value(a);
       char* end = nullptr;
@@ -161,7 +162,7 @@ void parse_options(CommandLine& cl, const std::vector<std::string>& args, std::s
                                            "--quiet",    "--keys",       "--markdown",  "--voxels",    "--find-iolets",
                                            "--unit",     "--caps",       "--radius",    "--length",    "--axis",
                                            "--center",   "--segments",   "--open",      "--end-radius", "--cap-files",
-                                           "--restart",  "--ranks",      "--help"};
+                                           "--restart",  "--overwrite",  "--ranks",      "--help"};
       if (std::find(known.begin(), known.end(), a) != known.end())
         throw UsageError(str("option '", a, "' does not apply to 'hemoflow ", cl.command, "'"));
       const std::string hint = closest_match(a, known);

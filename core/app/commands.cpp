@@ -23,6 +23,7 @@
 #include "core/geometry/surface.hpp"
 #include "core/geometry/voxel_file.hpp"
 #include "core/geometry/voxelize.hpp"
+#include "core/io/output_folder.hpp"
 #include "core/mesh/lattice_view.hpp"
 #include "core/partition/brick_partition.hpp"
 #include "core/sim/case_schema.hpp"
@@ -157,11 +158,53 @@ void report_memory_here(const MemoryPlan& plan, bool cuda, const config::Config&
   if (need > usable) log::warn(memory_refusal(plan, context));
 }
 
+/// Takes the run's output folder before anything touches it (rank 0): its lock, the
+/// removal of what killed writes left, and the refusal of a fresh run over a checkpoint (a
+/// run that could be continued) without --overwrite. InputError or WriteError as it finds.
+io::FolderLock take_output_folder(const RunOptions& run, const std::string& folder) {
+  io::FolderLock lock = io::FolderLock::take(folder, run.case_path);
+  if (const int n = io::remove_partial_writes(folder))
+    log::info(str("output: removed ", n, " partial file", n == 1 ? "" : "s", " (*.tmp) that an interrupted write left in ",
+                  folder));
+  const std::filesystem::path checkpoint = std::filesystem::path(folder) / "checkpoint.h5";
+  std::error_code ec;
+  if (run.restart.empty() && !run.overwrite && std::filesystem::exists(checkpoint, ec))
+    throw InputError(str("the output folder '", folder, "' holds checkpoint.h5, a run that can be continued: continue it "
+                         "with --restart ", folder, ", replace it (its results and checkpoint) with --overwrite, or "
+                         "give this run another --output"));
+  return lock;
+}
+
 }  // namespace
 
 int command_run(const CommandLine& cl) {
   RunSummary summary;
-  std::string output_dir = cl.run.output_dir;
+  const int rank = cl.run.comm ? cl.run.comm->rank() : 0, ranks = cl.run.comm ? cl.run.comm->size() : 1;
+  const std::string folder = run_output_dir(cl.run);
+  // Rank 0 writes every file of the run, so it alone takes the folder; every rank learns
+  // whether it could. A refused run leaves the folder as it found it (no summary.json).
+  io::FolderLock lock;
+  std::string refused;
+  int refused_code = 0;
+  bool had_run = false;
+  if (rank == 0) {
+    try {
+      had_run = io::holds_run(folder);
+      lock = take_output_folder(cl.run, folder);
+    } catch (const InputError& e) {
+      refused = e.what();
+      refused_code = int(ExitCode::bad_input);
+    } catch (const WriteError& e) {
+      refused = e.what();
+      refused_code = int(ExitCode::write_failed);
+    }
+  }
+  if (ranks > 1) refused_code = int(cl.run.comm->max(double(refused_code)));
+  if (refused_code) {
+    if (rank == 0) log::error(refused);
+    return refused_code;
+  }
+  std::string output_dir;
   int code = guarded(summary, [&] {
     if (!std::filesystem::exists(cl.run.case_path))
       throw InputError(str("cannot open case file '", cl.run.case_path, "': no such file"));
@@ -172,9 +215,13 @@ int command_run(const CommandLine& cl) {
     catch_stop_signals();
     sim.run();
   });
-  const int rank = cl.run.comm ? cl.run.comm->rank() : 0, ranks = cl.run.comm ? cl.run.comm->size() : 1;
-  // summary.json is written whenever the run got far enough to know its output folder,
-  // failures included, so scripts always find a status. Rank 0 writes it.
+  // summary.json is written whenever the run took its output folder (set-up cleared it
+  // and wrote "running"), failures included, so scripts always find a status; and for a
+  // failure before that into a folder that held no run. A folder holding another run's
+  // results is left as it was when this one fails before it took the folder. Rank 0.
+  if (output_dir.empty() && !had_run) output_dir = folder;
+  if (output_dir.empty() && rank == 0)
+    log::info(str("output: ", folder, " is left as it was (the run failed before it took the folder)"));
   if (!output_dir.empty() && rank == 0) {
     try {
       write_summary(summary, output_dir);

@@ -77,6 +77,12 @@ Mach and Reynolds numbers (see hemoflow check --help).
                             wall_seconds, on any rank count; the run goes on to its end step
                             (run.steps or --steps), bitwise as if it had never stopped. In
                             its own output folder it continues the CSV series and snapshots.
+  --overwrite               replace the output folder's checkpoint (a run that could be
+                            continued), which a fresh run otherwise refuses; results without
+                            a checkpoint are replaced either way
+
+The output folder is locked while the run lasts (.hemoflow.lock): a second run into it is
+refused, naming the first. Partial files of an interrupted write (*.tmp) are removed.
 
 SIGTERM, SIGINT (Ctrl-C) and SIGUSR1 (Slurm's --signal=USR1@SECONDS) stop the run after
 the step it is in, on every rank, with a checkpoint: exit code 4; repeated signals are

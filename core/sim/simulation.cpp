@@ -95,6 +95,9 @@ void clear_previous_run(const std::string& dir) {
     });
   };
   fs::remove_all(fs::path(dir) / "fields", ec);
+  // Its checkpoint: the documented resubmit line (--restart DIR) must not continue the
+  // run this one replaced (a fresh run over a checkpoint needs --overwrite, commands.cpp).
+  fs::remove(fs::path(dir) / "checkpoint.h5", ec);
   // Particle snapshots and their collections (<set>.xmf) too: a restart into this folder
   // from another's checkpoint must not continue them (io::ParticleWriter).
   fs::remove_all(fs::path(dir) / "particles", ec);
@@ -366,10 +369,14 @@ mesh::Layout Simulation::choose_layout() {
   return why ? mesh::Layout::nodes : mesh::Layout::bricks;
 }
 
+std::string run_output_dir(const RunOptions& options) {
+  return options.output_dir.empty()
+             ? (std::filesystem::path("out") / std::filesystem::path(options.case_path).stem()).string()
+             : options.output_dir;
+}
+
 void Simulation::prepare_output_folder(const RunOptions& options) {
-  output_dir_ = options.output_dir.empty()
-                    ? (std::filesystem::path("out") / std::filesystem::path(options.case_path).stem()).string()
-                    : options.output_dir;
+  output_dir_ = run_output_dir(options);
   summary_.output_dir = output_dir_;
 
   // Before any plugin opens its own files there. Rank 0 writes every file of the run. A
@@ -382,6 +389,10 @@ void Simulation::prepare_output_folder(const RunOptions& options) {
     if (in_place) io::FieldWriter::continue_series(output_dir_, first_step_);  // snapshots or not
     else clear_previous_run(output_dir_);
     io::make_folder(output_dir_);  // WriteError naming the folder if it cannot be made
+    // From here the folder is this run's: a summary that says so, which the end of the
+    // run replaces; a process killed in set-up leaves "running", not an earlier "ok".
+    summary_.status = "running";
+    write_summary(summary_, output_dir_);
   }
   comm_->barrier();
 }

@@ -48,7 +48,13 @@ struct RunOptions {
   /// --restart: an output folder holding checkpoint.h5, or a checkpoint file. The run
   /// continues from the checkpoint's step to its end step (run.steps, --steps).
   std::string restart;
+  /// --overwrite: a fresh run may replace a folder's checkpoint (a run that could be
+  /// continued), which it otherwise refuses.
+  bool overwrite = false;
 };
+
+/// The run's output folder: --output, else out/<case file stem>.
+std::string run_output_dir(const RunOptions& options);
 
 class Simulation {
  public:
