@@ -466,9 +466,11 @@ void declare_config(config::Schema& schema) {
             "al. 1996): each node relaxes at its own tau_eff = (tau + sqrt(tau^2 + 18 sqrt(2) C^2 |Pi1| / rho)) / 2 "
             "from its non-equilibrium stress Pi1, |Pi1| = sqrt(Pi1:Pi1) (lattice units), so the viscosity rises where "
             "the resolved shear is strong. 0 (the default) is off and changes no bit of a run; 0.1-0.17 are usual. "
-            "For patient vessels at tau near 1/2 that diverge where the flow reverses; it changes the physics (the "
-            "effective viscosity is nu + nu_t, the wall shear stress includes the eddy stress; "
-            "plugins/lb_bgk/README.md). collision = 'regularized' or 'recursive_regularized' only")
+            "A model of unresolved eddies, for flows that are turbulent or transitional at this dx; not a cure for a "
+            "laminar run that diverges (an aorta whose inflow reverses runs without it on a Zou-He velocity inlet, "
+            "docs/windkessel.md). It changes the physics (the effective viscosity is nu + nu_t, the wall shear stress "
+            "includes the eddy stress; plugins/lb_bgk/README.md). collision = 'regularized' or "
+            "'recursive_regularized' only")
       .at_least(0.0)
       .default_value(0.0);
 }
