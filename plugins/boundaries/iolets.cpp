@@ -19,7 +19,6 @@ namespace hemo::boundaries {
 
 namespace q19 = phys::d3q19;
 
-
 namespace {
 
 /// Spatial profile of a velocity iolet at distance r from its axis (1 at the centre).
@@ -295,8 +294,7 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
       target += double(coef.value[j]) * h.target[j];
       nominal += double(coef.value[j]) * h.nodes[j];
     }
-    h.correction = (target - nominal - h.excess) / h.correction_nodes;
-    node_coef.value[coef.terms] = Real(h.correction);
+    node_coef.value[coef.terms] = Real((target - nominal - h.excess) / h.correction_nodes);
     h.nominal = nominal + double(node_coef.value[coef.terms]) * h.correction_nodes;
     node_coef.terms = coef.terms + 1;
   }

@@ -31,14 +31,14 @@ class IoletRuntime {
   /// A Zou-He inlet that holds its flow (hold_flow): the flow the profile's terms send
   /// through the iolet's links by Ladd's rule (target) and through its nodes by Zou-He's
   /// (nodes), per unit of each term's factor, summed over the ranks at set-up; the
-  /// correction shape's flow through the nodes per unit; and from step to step the
-  /// correction added (lattice velocity), the nodes' flow it was added to, and the
-  /// estimate of the closure's excess beyond them, relaxed towards each step's measurement
-  /// (the state a checkpoint keeps). Lattice mass a step.
+  /// correction shape's flow through the nodes per unit; and from step to step the flow
+  /// imposed at the nodes, correction included, and the estimate of the closure's excess
+  /// beyond it, relaxed towards each step's measurement (the state a checkpoint keeps).
+  /// Lattice mass a step.
   struct HeldFlow {
     std::array<double, max_profile_terms> target{}, nodes{};
     double correction_nodes = 0.0;
-    double correction = 0.0, nominal = 0.0, excess = 0.0;
+    double nominal = 0.0, excess = 0.0;
   };
   struct Device {  // one iolet's arrays on the run's backend
     std::uint32_t links = 0, nodes = 0, zou_he_nodes = 0, rule_links = 0;
