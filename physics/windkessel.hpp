@@ -146,6 +146,32 @@ inline double absorbing_flow(double outflow, double previous_outflow, double k) 
   return outflow + k * (outflow - previous_outflow);
 }
 
+/// A non-reflecting (absorbing) velocity inlet. In one dimension p and Q split into the
+/// wave entering the vessel, a = (p + Z Q) / 2, and the wave arriving from it,
+/// b = (p - Z Q) / 2 (the characteristic variables of the linearised equations: K. W.
+/// Thompson, J. Comput. Phys. 68, 1 (1987); Z = rho_0 c_s / A as for the absorbing
+/// outlet). A velocity inlet that holds Q fixes a - b, so an arriving b comes back whole as
+/// a = b (reflection +1 in pressure). Holding the entering wave to what the prescribed flow
+/// alone would send, a' = Z Q_target', lets b' pass: Q = Q_target - b' / Z, with
+/// arriving_wave the b' of the last step's p and Q at the inlet about their averages over a
+/// time tau (first order): slow changes, longer than tau, see the prescribed flow, so the
+/// steady flow is Q_target. Any consistent units (here lattice: density, mass a step,
+/// Z = sqrt(3) / A with A in dx^2).
+inline double arriving_wave(double flow, double mean_flow, double pressure, double mean_pressure, double impedance) {
+  return 0.5 * ((pressure - mean_pressure) - impedance * (flow - mean_flow));
+}
+
+/// The flow an absorbing inlet imposes: Q_target - b' / Z with b' the mean of the last two
+/// steps' arriving_wave. A lattice that answers the inlet's own change of flow dQ with
+/// Z_L dQ within the step feeds it back as g = (Z_L / Z - 1) / 4 on each of the two terms:
+/// stable for -Z < Z_L < 5 Z. Taken whole (b' of the last step alone) the band is
+/// -Z < Z_L < 3 Z, and the inlet nodes' density, which Zou-He's closure computes from the
+/// velocity it imposes, went above it at the lattice's shortest period (the FDA nozzle at
+/// tau 0.502 diverged by step 400; tools/validation/notes.md); the mean has no gain there.
+inline double absorbing_inflow(double target_flow, double arriving, double last_arriving, double impedance) {
+  return target_flow - 0.5 * (arriving + last_arriving) / impedance;
+}
+
 /// Z(w) = R_p + R_d / (1 + i w R_d C) as {real part, imaginary part} (Pa s/m^3).
 struct WindkesselImpedance {
   double re = 0.0, im = 0.0;

@@ -46,7 +46,14 @@ int main(int argc, char** argv) {
     if (cl.command == "stl-pipe") return app::command_stl_pipe(cl);
     return app::command_info(cl);
   } catch (const app::UsageError& e) {
-    std::fprintf(stderr, "error: %s\n\n%s", e.what(), app::usage_text(e.command).c_str());
+    // What is wrong, the command's synopsis and where the rest is: the full usage would
+    // push the one line that matters off the screen.
+    const std::string usage = app::usage_text(e.command);
+    if (e.command.empty())
+      std::fprintf(stderr, "error: %s\n(hemoflow --help lists the commands)\n", e.what());
+    else
+      std::fprintf(stderr, "error: %s\n%s\n(hemoflow %s --help lists every option)\n", e.what(),
+                   usage.substr(0, usage.find('\n')).c_str(), e.command.c_str());
     return int(ExitCode::bad_input);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

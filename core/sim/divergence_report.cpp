@@ -54,7 +54,7 @@ int lowest_rank_with(comm::Communicator& comm, bool mine) {
 /// The non-finite densities over the ranks: how many, their voxel box, and the one of
 /// lowest voxel index (the same for any rank count and node order) with its rank.
 struct NonFinite {
-  double count = 0.0;
+  double count = 0.0, fluid = 0.0;  // non-finite and all fluid nodes, over the ranks
   std::array<std::int64_t, 3> low{0, 0, 0}, high{0, 0, 0};
   std::uint64_t voxel = 0;
   int owner = -1;
@@ -81,6 +81,7 @@ NonFinite find_non_finite(const DivergenceContext& c, const std::vector<double>&
   }
   NonFinite out;
   out.count = c.comm.sum(count);
+  out.fluid = c.comm.sum(double(m.num_fluid()));
   std::vector<double> reduced = box;
   reduced.push_back(-lowest);
   c.comm.max(std::span<double>(reduced));
@@ -329,7 +330,13 @@ std::string message_of(const Findings& f, const std::vector<std::string>& tried)
   const DivergenceContext& c = f.c;
   const mesh::SparseMesh& m = c.mesh;
   std::string text = str("non-finite density (NaN or inf) found at step ", c.step, " (checked every ", c.check_every, " steps)");
-  if (f.bad.count > 0) {
+  // Once the NaNs fill most of the domain, the node of lowest index says nothing of where
+  // they began: the speed history does.
+  const bool spread = f.bad.count > 0.5 * f.bad.fluid;
+  if (spread) {
+    text += str(" in ", fmt_g(f.bad.count), " of ", fmt_g(f.bad.fluid), " fluid nodes: it has spread over the domain "
+                "since it began", f.onset ? " (where: below)" : "; check more often (run.check_every) to see where");
+  } else if (f.bad.count > 0) {
     const auto ijk = m.voxel_coordinates(f.bad.voxel);
     text += str(" at node ", f.bad.node, ", voxel (", ijk[0], ", ", ijk[1], ", ", ijk[2], "), x = ",
                 point_text(m.voxel_centre(f.bad.voxel)));

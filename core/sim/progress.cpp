@@ -18,7 +18,7 @@ Progress::Progress(std::int64_t total_steps, std::uint64_t nodes, bool enabled, 
   next_fraction_step_ = first_ + (total_ - first_) / 10;
 }
 
-void Progress::update(std::int64_t step, double mass_drift) {
+void Progress::update(std::int64_t step, std::optional<double> mass_drift) {
   if (!enabled_) return;
   const auto now = clock::now();
   const double since_print = std::chrono::duration<double>(now - last_print_).count();
@@ -34,9 +34,11 @@ void Progress::update(std::int64_t step, double mass_drift) {
   char eta_s[32], el_s[32];
   format_duration(eta, eta_s, sizeof eta_s);
   format_duration(elapsed, el_s, sizeof el_s);
-  std::fprintf(stderr, "%sstep %lld/%lld (%3.0f%%)  %8.2f MLUPS  elapsed %s  ETA %s  mass drift %.2e%s",
+  char drift_s[32] = "not yet measured";
+  if (mass_drift) std::snprintf(drift_s, sizeof drift_s, "%.2e", *mass_drift);
+  std::fprintf(stderr, "%sstep %lld/%lld (%3.0f%%)  %8.2f MLUPS  elapsed %s  ETA %s  mass drift %s%s",
                terminal_ ? "\r" : "", static_cast<long long>(step), static_cast<long long>(total_),
-               100.0 * double(step) / double(total_), mlups, el_s, eta_s, mass_drift, terminal_ ? "   " : "\n");
+               100.0 * double(step) / double(total_), mlups, el_s, eta_s, drift_s, terminal_ ? "   " : "\n");
   std::fflush(stderr);
   printed_ = true;
 }

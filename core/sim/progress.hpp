@@ -4,6 +4,7 @@
 // the run or every 60 s, whichever comes first.
 #include <chrono>
 #include <cstdint>
+#include <optional>
 
 namespace hemo {
 
@@ -11,7 +12,8 @@ class Progress {
  public:
   /// Steps first_step + 1 .. total_steps (first_step > 0: a restarted run).
   Progress(std::int64_t total_steps, std::uint64_t nodes, bool enabled, bool terminal, std::int64_t first_step = 0);
-  void update(std::int64_t step, double mass_drift);
+  /// `mass_drift`: the relative drift of the mass at the last check, none before the first.
+  void update(std::int64_t step, std::optional<double> mass_drift);
   void finish();
 
  private:

@@ -70,14 +70,20 @@ std::int64_t voxel_limit() {
   return std::min(index_limit, std::int64_t(pages) * std::int64_t(page) / 9);
 }
 
+/// Whether the folder holds an earlier run's files (its summary or its snapshots' index).
+bool holds_previous_run(const std::string& dir) {
+  std::error_code ec;
+  return std::filesystem::exists(std::filesystem::path(dir) / "summary.json", ec) ||
+         std::filesystem::exists(std::filesystem::path(dir) / "fields.xmf", ec);
+}
+
 /// A new run replaces what an earlier run wrote into the same folder (its snapshots,
-/// probes and summary, and the files of the plugins it loaded, whose names start with the
+/// probes, checkpoint, and the files of the plugins it loaded, whose names start with the
 /// plugin's: docs/plugin-guide.md), so files of two runs never mix; anything else is left
-/// alone.
+/// alone. summary.json is left: the new run has already replaced it with its "running".
 void clear_previous_run(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::exists(fs::path(dir) / "summary.json", ec) && !fs::exists(fs::path(dir) / "fields.xmf", ec)) return;
   log::info("output: replacing the previous run's files in " + dir);
   std::vector<std::string> plugins;  // the previous run's, from the case.toml it wrote there
   if (fs::exists(fs::path(dir) / "case.toml", ec)) {
@@ -103,7 +109,7 @@ void clear_previous_run(const std::string& dir) {
   fs::remove_all(fs::path(dir) / "particles", ec);
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name == "summary.json" || name == "case.toml" || entry.path().extension() == ".xmf" ||
+    if (name == "case.toml" || entry.path().extension() == ".xmf" ||
         entry.path().extension() == ".csv" || (entry.is_regular_file(ec) && plugin_file(name)))
       fs::remove(entry.path(), ec);
   }
@@ -387,12 +393,15 @@ void Simulation::prepare_output_folder(const RunOptions& options) {
     const bool in_place = first_step_ > 0 && std::filesystem::equivalent(
                                                  output_dir_, std::filesystem::path(restart_file_).parent_path(), ec);
     if (in_place) io::FieldWriter::continue_series(output_dir_, first_step_);  // snapshots or not
-    else clear_previous_run(output_dir_);
+    const bool replacing = !in_place && holds_previous_run(output_dir_);
     io::make_folder(output_dir_);  // WriteError naming the folder if it cannot be made
     // From here the folder is this run's: a summary that says so, which the end of the
-    // run replaces; a process killed in set-up leaves "running", not an earlier "ok".
+    // run replaces. It replaces the earlier run's summary in one rename before anything
+    // of that run goes, so a process killed while the folder is cleared leaves
+    // "running", never an earlier "ok" beside a half-removed run, nor no summary at all.
     summary_.status = "running";
     write_summary(summary_, output_dir_);
+    if (replacing) clear_previous_run(output_dir_);
   }
   comm_->barrier();
 }

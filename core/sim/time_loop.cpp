@@ -180,7 +180,9 @@ void Simulation::run() {
       step_times_.add(std::chrono::duration<double>(step_end - step_start).count());
       summary_.steps = s;
       summary_.wall_seconds = std::chrono::duration<double>(step_end - t0).count();
-      progress.update(s, summary_.mass_relative_drift);
+      // The mass is checked every check_every steps (and after the last): no drift to show before.
+      const bool mass_checked = s >= (first_step_ / check_every_ + 1) * check_every_ || s == steps_;
+      progress.update(s, mass_checked ? std::optional<double>(summary_.mass_relative_drift) : std::nullopt);
       // The wall-clock budget is looked at on the monitor's steps, by every rank at once
       // (the slowest rank's clock decides), so all ranks stop after the same step.
       bool out_of_time = false;

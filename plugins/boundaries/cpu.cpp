@@ -8,6 +8,8 @@
   HEMO_INSTANTIATE_HOST(hemo::boundaries::PressureLinks<Real, Real, hemo::mesh::NodeListView>); \
   HEMO_INSTANTIATE_HOST(hemo::boundaries::PressureLinks<Real, Real, hemo::mesh::BrickView>);    \
   HEMO_INSTANTIATE_HOST(hemo::boundaries::ZouHeNodes<Real>);         \
+  HEMO_INSTANTIATE_HOST(hemo::boundaries::NodeDensity<Real, Real, hemo::mesh::NodeListView>); \
+  HEMO_INSTANTIATE_HOST(hemo::boundaries::NodeDensity<Real, Real, hemo::mesh::BrickView>); \
   HEMO_INSTANTIATE_HOST(hemo::boundaries::Gather<Real>);         \
   HEMO_INSTANTIATE_HOST(hemo::boundaries::GatherWeighted<Real>);             \
   HEMO_INSTANTIATE_HOST(hemo::boundaries::WallMomentum<Real, Real, hemo::mesh::NodeListView>); \
@@ -23,6 +25,8 @@ HEMO_BOUNDARY_KERNELS(double);
   HEMO_INSTANTIATE_HOST(hemo::boundaries::PressureLinks<float, Store, hemo::mesh::NodeListView>); \
   HEMO_INSTANTIATE_HOST(hemo::boundaries::PressureLinks<float, Store, hemo::mesh::BrickView>);    \
   HEMO_INSTANTIATE_HOST(hemo::boundaries::ZouHeNodes<float, Store>);            \
+  HEMO_INSTANTIATE_HOST(hemo::boundaries::NodeDensity<float, Store, hemo::mesh::NodeListView>); \
+  HEMO_INSTANTIATE_HOST(hemo::boundaries::NodeDensity<float, Store, hemo::mesh::BrickView>); \
   HEMO_INSTANTIATE_HOST(hemo::boundaries::WallMomentum<float, Store, hemo::mesh::NodeListView>); \
   HEMO_INSTANTIATE_HOST(hemo::boundaries::WallMomentum<float, Store, hemo::mesh::BrickView>); \
   HEMO_INSTANTIATE_HOST(hemo::boundaries::InterpolatedWallLinks<float, Store, hemo::mesh::NodeListView>); \

@@ -140,14 +140,19 @@ void declare_iolet_schema(config::Schema& schema) {
             "stable on the validation pipe); for stability studies")
       .greater_than(0.0)
       .boolean("absorbing",
-               "Pressure iolets: a non-reflecting outlet. It imposes p + Z (Q - Q_mean), Z = rho c_s / A the lattice's "
+               "Non-reflecting. Pressure iolets: the outlet imposes p + Z (Q - Q_mean), Z = rho c_s / A the lattice's "
                "characteristic impedance at the disc and Q_mean the outflow averaged over absorbing_time, so a pressure "
                "wave leaves instead of being reflected back into the vessel (a plain pressure outlet reflects it whole, "
                "with the opposite sign), while the mean pressure is the prescribed one (physics/windkessel.hpp, "
-               "absorbing_outlet)")
+               "absorbing_outlet). Velocity iolets with model = 'zou_he' (they then hold their flow): the inlet imposes "
+               "the prescribed flow less what a wave arriving from the vessel carries, Q - b' / Z (absorbing_inflow), "
+               "so the wave leaves instead of coming back whole; the flow is the prescribed one over times longer than "
+               "absorbing_time. For steady inflows: a pulsatile one would be bent by its own pressure pulse, and a start "
+               "into a resistance (the FDA nozzle) settled slower with it than without (plugins/boundaries/README.md)")
       .default_value(false)
       .real("absorbing_time", "s",
-            "absorbing: the time Q_mean averages over. A wave of period T comes back with the share "
+            "absorbing: the time the means (Q_mean; at an inlet also p_mean) average over. At an outlet a wave of "
+            "period T comes back with the share "
             "1 / sqrt(1 + (4 pi absorbing_time / T)^2) of its amplitude: under 5% for T < 0.31 absorbing_time; "
             "slower changes of the flow see the prescribed pressure")
       .greater_than(0.0)
@@ -248,7 +253,11 @@ std::vector<IoletSpec> read_iolets(const config::Config& boundaries) {
                                     : IoletSpec::Time::constant;
     read_windkessel(c, s, velocity);
     if (c.boolean("absorbing")) {
-      if (velocity) c.fail("absorbing", "applies to pressure iolets only");
+      if (velocity && s.model != IoletSpec::Model::zou_he)
+        c.fail("absorbing", "on a velocity iolet needs model = \"zou_he\" (the inlet holds its flow, hold_flow, to the "
+                            "target less what an arriving wave carries); Ladd's rule cannot");
+      if (velocity && c.has("hold_flow") && !c.boolean("hold_flow"))
+        c.fail("hold_flow", "an absorbing velocity inlet holds its flow: remove hold_flow = false");
       if (s.is_windkessel())
         c.fail("absorbing", "does not apply to a Windkessel outlet: its R_p sets how waves are reflected (R_p = rho c_s / A "
                             "would absorb them)");
@@ -277,7 +286,7 @@ std::vector<IoletSpec> read_iolets(const config::Config& boundaries) {
     s.amplitude = c.real("amplitude");
     s.phase = c.real("phase");
     s.ramp = c.real("ramp");
-    s.hold_flow = c.boolean("hold_flow");
+    s.hold_flow = c.boolean("hold_flow") || (velocity && s.absorbing_time > 0.0);
     if (s.hold_flow && !(velocity && s.model == IoletSpec::Model::zou_he))
       c.fail("hold_flow", "applies to velocity iolets with model = \"zou_he\" only (Ladd's rule sends the profile's "
                           "flow through the links exactly)");

@@ -48,8 +48,10 @@ struct IoletSpec {
   phys::WindkesselRCR windkessel;
   double windkessel_initial = 0.0;
   double windkessel_coupling_share = phys::windkessel_coupling_share;  // Z = share * rho c_s / A
-  // absorbing = true (pressure iolets): p = value_at(t) + Z_a (Q - Q_mean), Q_mean averaged
-  // over absorbing_time (s) (physics/windkessel.hpp, absorbing_outlet); 0: a plain outlet.
+  // absorbing = true: pressure iolets impose p = value_at(t) + Z_a (Q - Q_mean), Q_mean
+  // averaged over absorbing_time (s) (physics/windkessel.hpp, absorbing_outlet); Zou-He
+  // velocity iolets hold their flow to the target less b' / Z (absorbing_inflow), the
+  // means over absorbing_time. 0: plain.
   double absorbing_time = 0.0;
   bool periodic = true;
   // hold_flow (Zou-He velocity iolets): the flow through the iolet's links is held to the
@@ -75,7 +77,10 @@ struct IoletSpec {
   int profile_terms() const;
   bool time_dependent() const { return time != Time::constant || profile == Profile::womersley || ramp > 0.0; }
   bool is_windkessel() const { return time == Time::windkessel; }
-  bool is_absorbing() const { return absorbing_time > 0.0; }
+  /// An absorbing pressure outlet (an RCR model of its own: follows_outflow).
+  bool is_absorbing() const { return absorbing_time > 0.0 && condition == Condition::pressure; }
+  /// An absorbing velocity inlet (it holds its flow: hold_flow).
+  bool is_absorbing_inlet() const { return absorbing_time > 0.0 && condition == Condition::velocity; }
   /// Whether the pressure follows the outflow (a Windkessel or an absorbing outlet): such
   /// an iolet's outflow is measured every step and its state checkpointed (iolets.cpp).
   bool follows_outflow() const { return is_windkessel() || is_absorbing(); }

@@ -294,6 +294,22 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
       target += double(coef.value[j]) * h.target[j];
       nominal += double(coef.value[j]) * h.nodes[j];
     }
+    // An absorbing inlet lets the wave the last steps saw arriving pass (physics/windkessel.hpp):
+    // its density from the populations the last step left (collective: every rank
+    // refreshes every iolet), its mean over absorbing_time.
+    if (s.is_absorbing_inlet()) {
+      std::visit(
+          [&](auto where) {
+            NodeDensity<Real, Store, decltype(where.lattice)> k{d.scratch.data(), f, d.node.data(), where};
+            exec::for_each(run_.space, {0, d.nodes}, k, "boundaries::node_density");
+          },
+          slots);
+      const double inlet_drho = run_.comm->sum(exec::sum(run_.space, d.scratch.data(), d.nodes)) / h.node_count;
+      h.mean_density += std::min(1.0, run_.units.dt / s.absorbing_time) * (inlet_drho - h.mean_density);
+      const double arriving = phys::arriving_wave(h.flow, h.mean_flow, inlet_drho, h.mean_density, h.impedance);
+      target = phys::absorbing_inflow(target, arriving, h.last_arriving, h.impedance);
+      h.last_arriving = arriving;
+    }
     node_coef.value[coef.terms] = Real((target - nominal - h.excess) / h.correction_nodes);
     h.nominal = nominal + double(node_coef.value[coef.terms]) * h.correction_nodes;
     node_coef.terms = coef.terms + 1;
@@ -327,6 +343,13 @@ double IoletRuntime<Real>::mass_through(Device& d, FieldRegistry& fields, bool w
 }
 
 template <class Real>
+double IoletRuntime<Real>::density_sum(Device& d, FieldRegistry& fields) {
+  exec::for_each(run_.space, {0, d.nodes}, Gather<Real>{d.scratch.data(), fields.get<Real>("density").data(), d.node.data()},
+                 "boundaries::gather");
+  return exec::sum(run_.space, d.scratch.data(), d.nodes);
+}
+
+template <class Real>
 void IoletRuntime<Real>::measure_flows(StepContext& ctx) {
   // After the step's collide-stream used the link values its begin_step wrote: their sum
   // is the mass that crossed in this step. Measured here, not at the next begin_step, so
@@ -346,6 +369,10 @@ void IoletRuntime<Real>::measure_flows(StepContext& ctx) {
     if (specs_[i].hold_flow) {
       HeldFlow& h = device_[i].held;
       h.excess += held_flow_relaxation * (m - h.nominal - h.excess);
+      if (specs_[i].is_absorbing_inlet()) {  // the mean over absorbing_time (first order)
+        h.flow = m;
+        h.mean_flow += std::min(1.0, run_.units.dt / specs_[i].absorbing_time) * (h.flow - h.mean_flow);
+      }
     } else {
       windkessel_[i].previous_outflow = windkessel_[i].outflow;
       windkessel_[i].outflow = -m * to_flow;  // inflow positive -> outflow
@@ -386,9 +413,7 @@ void IoletRuntime<Real>::monitor(StepContext& ctx) {
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     Device& d = device_[i];
     sums.push_back(mass_through(d, fields));
-    exec::for_each(run_.space, {0, d.nodes}, Gather<Real>{d.scratch.data(), fields.get<Real>("density").data(), d.node.data()},
-                   "boundaries::gather");
-    sums.push_back(exec::sum(run_.space, d.scratch.data(), d.nodes));
+    sums.push_back(density_sum(d, fields));
     sums.push_back(double(d.nodes));
   }
   run_.comm->sum(sums);
@@ -436,8 +461,22 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
     if (!specs_[i].has_state()) continue;
     if (!state) state = &st.fields.declare_particle_table("windkessel", "boundaries", 1);
     if (specs_[i].hold_flow) {  // a held-flow inlet's state: the excess the last step measured
-      device_[i].held.excess = 0.0;
-      state->bind_restart_value(specs_[i].name + ".held_flow_excess", device_[i].held.excess);
+      HeldFlow& h = device_[i].held;
+      h.excess = 0.0;
+      state->bind_restart_value(specs_[i].name + ".held_flow_excess", h.excess);
+      if (specs_[i].is_absorbing_inlet()) {
+        // A fresh run starts at rest: no flow, the lattice's reference density (drho 0).
+        const double area = M_PI * specs_[i].radius * specs_[i].radius / (run_.units.dx * run_.units.dx);
+        h.node_count = st.comm.sum(double(device_[i].nodes));
+        h.impedance = std::sqrt(3.0) / area;
+        state->bind_restart_value(specs_[i].name + ".absorbing_flow", h.flow);
+        state->bind_restart_value(specs_[i].name + ".absorbing_mean_flow", h.mean_flow);
+        state->bind_restart_value(specs_[i].name + ".absorbing_mean_density", h.mean_density);
+        state->bind_restart_value(specs_[i].name + ".absorbing_last_arriving", h.last_arriving);
+        log::info(str("iolet '", specs_[i].name, "': absorbing velocity inlet, the flow held to the target less b' / Z "
+                      "(b' the wave arriving from the vessel, Z = rho c_s / (pi r^2)), means over ",
+                      fmt_g(specs_[i].absorbing_time, 4), " s"));
+      }
       continue;
     }
     Windkessel& w = windkessel_[i];

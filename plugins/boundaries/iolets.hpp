@@ -34,11 +34,17 @@ class IoletRuntime {
   /// correction shape's flow through the nodes per unit; and from step to step the flow
   /// imposed at the nodes, correction included, and the estimate of the closure's excess
   /// beyond it, relaxed towards each step's measurement (the state a checkpoint keeps).
-  /// Lattice mass a step.
+  /// Lattice mass a step. An absorbing inlet (absorbing_inflow) also keeps the last step's
+  /// flow through its links (measured at end_step), the averages over absorbing_time of
+  /// that flow and of the mean density less 1 at its nodes (taken from the populations at
+  /// begin_step), and the wave it saw arriving a step before: lattice units, state a
+  /// checkpoint keeps; and its impedance sqrt(3) / A and node count over the ranks.
   struct HeldFlow {
     std::array<double, max_profile_terms> target{}, nodes{};
     double correction_nodes = 0.0;
     double nominal = 0.0, excess = 0.0;
+    double impedance = 0.0, node_count = 0.0;
+    double flow = 0.0, mean_flow = 0.0, mean_density = 0.0, last_arriving = 0.0;
   };
   struct Device {  // one iolet's arrays on the run's backend
     std::uint32_t links = 0, nodes = 0, zou_he_nodes = 0, rule_links = 0;
@@ -68,8 +74,10 @@ class IoletRuntime {
   /// link_value holds: the sum of its link values, weighted by lb_vlbm's fluid share
   /// unless `weighted` is false.
   double mass_through(Device& d, FieldRegistry& fields, bool weighted = true);
+  /// This rank's sum of the densities at the iolet's nodes (the density field).
+  double density_sum(Device& d, FieldRegistry& fields);
   /// end_step: every Windkessel outlet's outflow in this step and every held-flow inlet's
-  /// excess, summed over the ranks.
+  /// excess (and an absorbing inlet's flow), summed over the ranks.
   void measure_flows(StepContext& ctx);
   /// begin_step: every Windkessel outlet's p_c advanced over one step with the last
   /// step's outflow, and the pressure it imposes in this step (damped coupling).

@@ -154,6 +154,24 @@ struct ZouHeNodes {
   }
 };
 
+/// out[i] = the density less 1 at node[i] after the last step: the sum of its stored
+/// populations h*_q = f*_q - w_q, post-collision (a collision keeps the mass), where lb_bgk's
+/// streaming left them (an absorbing inlet's pressure, every step: the density field is
+/// written only on the steps that need it).
+template <class Real, class Store, class View>
+struct NodeDensity {
+  Real* HEMO_RESTRICT out;
+  const Store* HEMO_RESTRICT f;
+  const std::uint32_t* HEMO_RESTRICT node;
+  mesh::PopulationSlots<View> slots;
+  HEMO_HD void operator()(std::uint32_t i) const {
+    Real drho = Real(0);
+    HEMO_UNROLL
+    for (int q = 0; q < d3q19::Q; ++q) drho += Real(f[slots.post_collision(q, node[i])]);
+    out[i] = drho;
+  }
+};
+
 /// out[i] = values[index[i]]: gathers the entries a monitor sums (link values of one
 /// iolet, densities of its nodes).
 template <class Real>

@@ -172,6 +172,15 @@ class BoundariesPlugin final : public Plugin {
                       "reversed at tau 0.50242, 0.5036 and 0.50726, and so did a straight pipe with that inflow "
                       "(tools/stability/aorta_inlet_pipe.toml; docs/windkessel.md). model = \"zou_he\" ran through "
                       "the reversal (with hold_flow = true for the profile's flow rate)"));
+      // An absorbing inlet lets every change of its pressure that is faster than
+      // absorbing_time through as a change of flow: a pulsatile inflow would be bent by
+      // the pressure pulse it drives.
+      if (s.is_absorbing_inlet() && (s.time != IoletSpec::Time::constant || s.profile == IoletSpec::Profile::womersley))
+        log::warn(str("iolet '", s.name, "': absorbing = true on a velocity inlet whose inflow changes in time: the inlet "
+                      "imposes the prescribed flow less b' / Z, b' every change of its pressure faster than "
+                      "absorbing_time (", fmt_g(s.absorbing_time, 3), " s), so the pressure pulse this inflow drives "
+                      "through the vessel bends the inflow itself. It is meant for steady inflows (a ramp is fine); for a "
+                      "pulsatile one use a plain velocity inlet and absorbing outlets"));
       // The tilted pipe's mean WSS with plain Zou-He: 5.6%, 2.7% and 0.60% off at 8, 12 and
       // 24 nodes per radius (Ladd's 0.69%, 0.53%, 0.09%; hold_flow 0.64%, 0.55%, 0.093%).
       const double per_radius = s.radius / units.dx;

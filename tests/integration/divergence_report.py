@@ -14,7 +14,10 @@ two:
     next to iolet 'outlet', suggestions;
   - summary.json: status "diverged", failed_step, divergence_report;
   - on two ranks: the same report as on one (the history merged over the ranks, the
-    node of lowest voxel index wherever it lives), and summary.json written by rank 0.
+    node of lowest voxel index wherever it lives), and summary.json written by rank 0;
+  - monitored every 300 steps, the NaNs fill the pipe by the check: the error says so
+    (how many of how many nodes) instead of naming a node, and places the onset at the
+    outlet from the speed history.
 """
 import argparse
 import json
@@ -89,6 +92,20 @@ def check_run(p, out, tag):
     return ok, r
 
 
+def check_spread(a, out):
+    """Checked every 300 steps: every node is NaN by then (issue 49 item 6)."""
+    settings = [x if x != "run.check_every=10" else "run.check_every=300" for x in SETTINGS]
+    shutil.rmtree(out, ignore_errors=True)
+    p = subprocess.run([a.hemoflow, "run", CASE, *settings, "--output", out], capture_output=True, text=True, env=ENV,
+                       timeout=120)
+    error = next((l for l in p.stderr.splitlines() if l.startswith("error: non-finite")), "")
+    return check(p.returncode == 3 and re.search(r"found at step [0-9]+ \(checked every 300 steps\) in ([0-9]+) of \1 "
+                                                 r"fluid nodes: it has spread over the domain", error) is not None
+                 and " at node " not in error
+                 and re.search(r"The largest speed passed Mach 0.3 at step [0-9]+: .* at iolet 'outlet'", error) is not None,
+                 f"spread: the error counts the nodes and places the onset at the outlet: {error[:240]}...")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--hemoflow", required=True)
@@ -97,6 +114,7 @@ def main():
     a = ap.parse_args()
     one = os.path.join(a.work, "one_rank")
     ok, report = check_run(diverge(a, 1, one), one, "1 rank")
+    ok &= check_spread(a, os.path.join(a.work, "spread"))
     if a.mpiexec:
         two = os.path.join(a.work, "two_ranks")
         ok2, report2 = check_run(diverge(a, 2, two), two, "2 ranks")

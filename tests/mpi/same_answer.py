@@ -92,6 +92,11 @@ SCENARIOS = {
     "held_flow": ("pipe_velocity.toml", ["--steps", "60", "--set", "lattice.dx=1e-3", "--set", "run.check_every=10",
                                          "--set", "output.every=30", "--set", 'boundaries.iolet.0.model="zou_he"',
                                          "--set", "boundaries.iolet.0.hold_flow=true"]),
+    # An absorbing velocity inlet: three doubles more (the last step's flow at the inlet and
+    # the means of flow and density); the outlet's pulse reaches it at about step 350.
+    "absorbing_inlet": ("pulse_reflection_inlet.toml", ["--steps", "700", "--set", "lattice.dx=5e-4",
+                                                        "--set", "run.check_every=10", "--set", "output.every=350",
+                                                        "--set", "output.final=false"]),
 }
 
 # 16-bit population storage (issue 16): the same scenarios, fp32 arithmetic.

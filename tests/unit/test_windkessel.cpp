@@ -214,3 +214,32 @@ TEST_CASE("windkessel: acoustic impedance rho c / A and the coupling's Z") {
   // The damped coupling's Z: a quarter of it.
   CHECK(windkessel_coupling_impedance(1060.0, dx, dt, pi * 0.002 * 0.002) == doctest::Approx(0.25 * z).epsilon(1e-15));
 }
+
+TEST_CASE("absorbing inflow: a wave arriving at the inlet passes, the steady flow is the target") {
+  const double z = 3.0, q_t = 2.0, q_m = 2.0, p_m = 5.0;
+  // At rest about the means, or with a wave entering the vessel (p' = Z Q'): nothing arrives.
+  CHECK(arriving_wave(q_m, q_m, p_m, p_m, z) == 0.0);
+  CHECK(arriving_wave(q_m + 0.1, q_m, p_m + z * 0.1, p_m, z) == doctest::Approx(0.0).scale(1.0).epsilon(1e-15));
+  CHECK(absorbing_inflow(q_t, 0.0, 0.0, z) == q_t);
+  // A wave b' arriving from the vessel and reflected by a fixed flow (p' = 2 b', Q' = 0):
+  // the inlet lets it through, imposing the flow it carries, Q' = -b' / Z.
+  const double b = arriving_wave(q_m, q_m, p_m + 0.6, p_m, z);
+  CHECK(b == doctest::Approx(0.3).epsilon(1e-15));
+  CHECK(absorbing_inflow(q_t, b, b, z) == doctest::Approx(q_t - 0.3 / z).epsilon(1e-15));
+  // The lattice answers the inlet's own flow with Z_L within the step: an error of the
+  // flow dies out for Z_L between -Z and 5 Z (two steps' mean), and grows beyond.
+  const auto settle = [&](double z_l) {
+    double q = q_t + 1.0, last = 0.0;
+    for (int n = 0; n < 2000; ++n) {
+      const double now = arriving_wave(q, q_m, p_m + z_l * (q - q_m), p_m, z);
+      q = absorbing_inflow(q_t, now, last, z);
+      last = now;
+    }
+    return std::fabs(q - q_t);
+  };
+  for (const double r : {0.1, 1.0, 2.0, 4.5}) {
+    CAPTURE(r);
+    CHECK(settle(r * z) < 1e-6);
+  }
+  CHECK(!(settle(5.5 * z) < 1.0));
+}
