@@ -122,6 +122,10 @@ void parse_options(CommandLine& cl, const std::vector<std::string>& args, std::s
     else if (a == "--voxels" && cl.command == "mesh") cl.voxel_file = value(a);
     else if (a == "--find-iolets" && cl.command == "mesh") cl.find_iolets = true;
     else if (a == "--unit" && cl.command == "mesh") cl.unit = value(a);
+    else if (a == "--cap" && cl.command == "mesh") {
+      cl.capped_output = value(a);
+      if (cl.capped_output.empty()) throw UsageError("--cap takes the file to write the closed surface to, e.g. closed.stl");
+    }
     else if (a == "--caps" && cl.command == "mesh") {
       // Every argument up to the next option is a cap file (or a pattern).
       const std::size_t before = cl.caps.size();
@@ -160,7 +164,7 @@ void parse_options(CommandLine& cl, const std::vector<std::string>& args, std::s
     else if (a.rfind("-", 0) == 0) {
       const std::vector<std::string> known{"--set",      "--steps",      "--backend",   "--output",    "--progress",
                                            "--quiet",    "--keys",       "--markdown",  "--voxels",    "--find-iolets",
-                                           "--unit",     "--caps",       "--radius",    "--length",    "--axis",
+                                           "--unit",     "--caps",       "--cap",       "--radius",    "--length",    "--axis",
                                            "--center",   "--segments",   "--open",      "--end-radius", "--cap-files",
                                            "--restart",  "--overwrite",  "--ranks",      "--help"};
       if (std::find(known.begin(), known.end(), a) != known.end())
@@ -179,6 +183,8 @@ void check_required(const CommandLine& cl) {
   if (cl.command == "mesh" && cl.run.case_path.empty())
     throw UsageError(str("'hemoflow mesh' needs a case file or an STL file",
                          cl.caps.empty() ? "" : " (the arguments after --caps are cap files: give SURFACE.stl before --caps)"));
+  if (!cl.capped_output.empty() && (cl.find_iolets || !cl.caps.empty()))
+    throw UsageError("--cap closes an open surface and prints its iolets itself: leave out --find-iolets and --caps");
   if (!cl.caps.empty() && !cl.find_iolets)
     throw UsageError("--caps goes with --find-iolets: hemoflow mesh SURFACE.stl --find-iolets --caps CAP.stl...");
   if (cl.command == "stl-pipe" && (cl.stl_output.empty() || !(cl.pipe_radius > 0) || !(cl.pipe_length > 0)))

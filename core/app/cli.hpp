@@ -23,6 +23,7 @@ struct CommandLine {
   bool find_iolets = false; // --find-iolets
   std::string unit = "m";   // --unit, for `mesh SURFACE.stl` and its caps
   std::vector<std::string> caps;  // --caps CAP.stl...: as given (patterns not yet expanded)
+  std::string capped_output;      // --cap CLOSED.stl: mesh an open SURFACE.stl closed by flat caps
   // stl-pipe
   std::string stl_output;   // --output FILE.stl (parsed as run.output_dir)
   std::vector<double> pipe_center{0, 0, 0}, pipe_axis{1, 0, 0};

@@ -125,6 +125,32 @@ void find_iolets(const CommandLine& cl) {
               surface.description.c_str(), geometry::open_ends_toml(openings).c_str());
 }
 
+/// hemoflow mesh OPEN.stl --cap CLOSED.stl: the surface closed by flat caps, each cap
+/// beside it, and the iolets of those caps (fit_caps, as --find-iolets --caps prints them).
+void cap_surface(const CommandLine& cl) {
+  const std::string& path = cl.run.case_path;
+  const geometry::LengthUnit unit = geometry::length_unit_from_string(cl.unit);
+  const geometry::CappedSurface capped = geometry::cap_open_ends(geometry::read_stl(path, unit));
+  const std::filesystem::path out(cl.capped_output);
+  geometry::write_stl_binary(out.string(), capped.closed, unit);
+  std::printf("wrote %s: %zu triangles, %zu opening%s closed by flat caps\n", out.string().c_str(),
+              capped.closed.size(), capped.caps.size(), capped.caps.size() == 1 ? "" : "s");
+  std::vector<geometry::CapFile> caps;
+  for (std::size_t i = 0; i < capped.caps.size(); ++i) {
+    const std::string file = (out.parent_path() / str(out.stem().string(), "_cap", i + 1, ".stl")).string();
+    geometry::write_stl_binary(file, capped.caps[i], unit);
+    std::printf("wrote %s: %zu triangles (the cap of the opening of radius %s mm)\n", file.c_str(),
+                capped.caps[i].size(), fmt_g(capped.ends[i].radius * 1e3, 4).c_str());
+    // Read back as a user's cap file would be: the tables below are what --caps gives.
+    caps.push_back({file, geometry::read_stl(file, unit)});
+  }
+  auto openings = geometry::fit_caps(geometry::read_stl(out.string(), unit), caps);
+  for (geometry::OpenEnd& o : openings) o.name.clear();  // "inlet", "outlet1", ... by size, not the files' names
+  std::printf("# %zu cap%s of %s; use it with [geometry] shape = \"stl\", file = \"%s\", unit = \"%s\"\n%s",
+              openings.size(), openings.size() == 1 ? "" : "s", out.string().c_str(), out.string().c_str(),
+              geometry::to_string(unit).c_str(), geometry::open_ends_toml(openings).c_str());
+}
+
 /// The largest of a value over the ranks of the command (itself on one rank).
 double comm_max(const CommandLine& cl, double value) { return cl.run.comm ? cl.run.comm->max(value) : value; }
 
@@ -309,6 +335,10 @@ int command_mesh(const CommandLine& cl) {
     if (!std::filesystem::exists(path)) throw InputError(str("cannot open '", path, "': no such file"));
     const auto t0 = std::chrono::steady_clock::now();
     const bool is_stl = std::filesystem::path(path).extension() == ".stl" || std::filesystem::path(path).extension() == ".STL";
+    if (is_stl && !cl.capped_output.empty()) {
+      cap_surface(cl);
+      return;
+    }
     if (is_stl) {
       if (!cl.find_iolets)
         throw InputError(str("'hemoflow mesh ", path, "': an STL file takes --find-iolets; to voxelize, give a case "

@@ -32,6 +32,9 @@ const char* const overview = R"(usage:
                                        ends of an open surface, or the cap files of a closed one)
                                        and print them as [[boundaries.iolet]] tables to paste
                                        into a case
+  hemoflow mesh OPEN.stl --cap CLOSED.stl [--unit m|mm|um]
+                                       close every planar opening of an open surface with a flat
+                                       cap: write CLOSED.stl, each cap beside it, and the iolets
   hemoflow stl-pipe --output FILE.stl --radius R --length L [--axis X,Y,Z] [--center X,Y,Z]
                     [--segments N] [--end-radius R2] [--open] [--cap-files PREFIX]
                                        write a triangulated pipe (m), e.g. tilted, for validation
@@ -113,6 +116,7 @@ regularized 270); red blood cells that would cross a tile in a step (docs/stabil
 
 const char* const mesh_usage = R"(usage: hemoflow mesh CASE.toml [--voxels FILE] [--set SECTION.KEY=VALUE]...
        hemoflow mesh SURFACE.stl --find-iolets [--unit m|mm|um] [--caps CAP.stl [CAP.stl...]]
+       hemoflow mesh OPEN.stl --cap CLOSED.stl [--unit m|mm|um]
 
 mesh CASE.toml: voxelizes the case's geometry once (an STL: solid fractions with
 geometry.subsamples^3 samples per cell) and writes it to FILE (default: next to the case,
@@ -130,6 +134,13 @@ as outlets at zero pressure. Normals point out of the fluid; radius = sqrt(area 
     of its radius from SURFACE. Which way is out of the fluid is decided by voxelizing
     SURFACE (ray parity): the triangles' winding is never used.
 
+mesh OPEN.stl --cap CLOSED.stl: closes every opening of an open surface with a flat cap (a
+fan of triangles from the opening's area centroid), writes the closed surface to
+CLOSED.stl (in the same unit) and each cap beside it (CLOSED_cap1.stl, ... largest first),
+and prints the iolets of those caps as --find-iolets --caps would. An opening whose rim is
+not flat to 1% of its radius is refused (cut it with a plane first). Rim vertices closer
+than a millionth of the surface's size are welded when any STL is read.
+
 options:
   --voxels FILE             mesh CASE.toml: where to write the voxel geometry
   --set SECTION.KEY=VALUE   mesh CASE.toml: override a key of the case file (repeatable)
@@ -138,6 +149,7 @@ options:
   --caps CAP.stl...         the cap files of a closed SURFACE.stl: every argument up to the
                             next option; a quoted pattern such as 'caps/*.stl' is expanded by
                             hemoflow. Give SURFACE.stl before --caps.
+  --cap CLOSED.stl          close the openings of OPEN.stl with flat caps (see above)
   --quiet, -q               only warnings and errors
   --help, -h                this help
 )";

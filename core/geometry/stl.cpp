@@ -1,4 +1,5 @@
 #include "core/geometry/stl.hpp"
+#include "core/geometry/surface.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -400,9 +401,17 @@ TriangleMesh read_stl(const std::string& path, LengthUnit unit, std::int64_t max
   TriangleMesh mesh = builder.finish();
   if (mesh.triangles.empty())
     fail(path, str("all ", triangles_read, " triangles are degenerate (fewer than 3 distinct corners)"));
+  // Seams whose vertices differ in their last bits would leave the surface open: welded
+  // (rims only; a closed surface is untouched).
+  const std::size_t welded = weld_rims(mesh, weld_tolerance(mesh));
+  if (mesh.triangles.empty())
+    fail(path, str("all ", triangles_read, " triangles collapse when the vertices of their open edges closer than a "
+                   "millionth of the surface's size are welded"));
   mesh.description = str(name, " (", binary ? "binary" : "ASCII", ", ", mesh.triangles.size(), " triangles, ",
-                         degenerate > 0 ? str(degenerate, " degenerate dropped, ") : std::string(), to_string(unit),
-                         ")");
+                         degenerate > 0 ? str(degenerate, " degenerate dropped, ") : std::string(),
+                         welded > 0 ? str(welded, " rim vertices welded within ", fmt_g(weld_tolerance(mesh), 3), " m, ")
+                                    : std::string(),
+                         to_string(unit), ")");
   return mesh;
 }
 

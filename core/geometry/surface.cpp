@@ -10,6 +10,7 @@
 
 #include "core/common/error.hpp"
 #include "core/common/text.hpp"
+#include "core/geometry/caps.hpp"
 #include "core/geometry/point.hpp"
 
 namespace hemo::geometry {
@@ -325,6 +326,135 @@ SurfaceCheck check_surface(const TriangleMesh& mesh) {
   return check;
 }
 
+std::size_t weld_rims(TriangleMesh& mesh, double tolerance) {
+  const EdgeCensus census = edge_census(mesh);
+  if (census.boundary.empty() || !(tolerance > 0)) return 0;
+  std::vector<std::uint32_t> rim;
+  for (EdgeKey e : census.boundary) rim.push_back(edge_lo(e)), rim.push_back(edge_hi(e));
+  std::sort(rim.begin(), rim.end());
+  rim.erase(std::unique(rim.begin(), rim.end()), rim.end());
+  // Rim vertices binned by cells of the tolerance: a pair within it lies in neighbouring
+  // cells. Each vertex goes to the lowest-numbered one within reach (union-find).
+  const auto cell = [&](const Point& p) {
+    return std::array<std::int64_t, 3>{std::int64_t(std::floor(p[0] / tolerance)), std::int64_t(std::floor(p[1] / tolerance)),
+                                        std::int64_t(std::floor(p[2] / tolerance))};
+  };
+  const auto hash = [](const std::array<std::int64_t, 3>& c) {
+    return std::uint64_t(c[0]) * 73856093u ^ std::uint64_t(c[1]) * 19349663u ^ std::uint64_t(c[2]) * 83492791u;
+  };
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> bins;
+  for (std::uint32_t v : rim) bins[hash(cell(mesh.vertices[v]))].push_back(v);
+  std::unordered_map<std::uint32_t, std::uint32_t> parent;
+  const auto find = [&](std::uint32_t v) {
+    for (auto it = parent.find(v); it != parent.end() && it->second != v; it = parent.find(v)) v = it->second;
+    return v;
+  };
+  for (std::uint32_t v : rim) parent[v] = v;
+  for (std::uint32_t v : rim) {
+    const auto c = cell(mesh.vertices[v]);
+    for (int dx = -1; dx <= 1; ++dx)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dz = -1; dz <= 1; ++dz) {
+          const auto it = bins.find(hash({c[0] + dx, c[1] + dy, c[2] + dz}));
+          if (it == bins.end()) continue;
+          for (std::uint32_t w : it->second) {
+            const Point d = mesh.vertices[w] - mesh.vertices[v];
+            if (w == v || dot(d, d) > tolerance * tolerance) continue;
+            const std::uint32_t a = find(v), b = find(w);
+            if (a != b) parent[std::max(a, b)] = std::min(a, b);
+          }
+        }
+  }
+  std::size_t welded = 0;
+  for (std::uint32_t v : rim) welded += find(v) != v;
+  if (welded == 0) return 0;
+  std::vector<std::array<std::uint32_t, 3>> kept;
+  kept.reserve(mesh.triangles.size());
+  for (auto tri : mesh.triangles) {
+    for (std::uint32_t& v : tri)
+      if (parent.count(v)) v = find(v);
+    if (tri[0] != tri[1] && tri[1] != tri[2] && tri[0] != tri[2]) kept.push_back(tri);
+  }
+  // The vertices welded away (and those only collapsed triangles used) go; the others
+  // keep their order.
+  std::vector<std::uint32_t> index(mesh.vertices.size(), 0);
+  for (const auto& tri : kept)
+    for (std::uint32_t v : tri) index[v] = 1;
+  std::vector<Point> vertices;
+  for (std::size_t v = 0; v < index.size(); ++v)
+    if (index[v]) index[v] = std::uint32_t(vertices.size()), vertices.push_back(mesh.vertices[v]);
+  for (auto& tri : kept)
+    for (std::uint32_t& v : tri) v = index[v];
+  mesh.vertices = std::move(vertices);
+  mesh.triangles = std::move(kept);
+  return welded;
+}
+
+double weld_tolerance(const TriangleMesh& mesh) {
+  if (mesh.vertices.empty()) return 0.0;
+  const auto b = mesh.bounds();
+  return 1e-6 * norm(b[1] - b[0]);
+}
+
+CappedSurface cap_open_ends(const TriangleMesh& mesh) {
+  const EdgeCensus census = edge_census(mesh);
+  if (census.boundary.empty())
+    throw InputError(str(mesh.description, ": the surface is closed: there is no opening to cap"));
+  if (census.non_manifold > 0)
+    throw InputError(str(mesh.description, ": ", census.non_manifold, " non-manifold edges (edges of three or more "
+                         "triangles): the openings cannot be told apart; repair the surface first"));
+  const std::vector<BoundaryEdge> edges = boundary_edges(mesh, census.boundary);
+  const auto loops = chain_loops(mesh, edges);
+  struct Opening {
+    OpenEnd end;
+    const std::vector<std::size_t>* loop;
+  };
+  std::vector<Opening> openings;
+  for (const auto& loop : loops) openings.push_back({fit_end(mesh, edges, loop), &loop});
+  std::stable_sort(openings.begin(), openings.end(), [](const Opening& a, const Opening& b) {
+    const auto key = [](const OpenEnd& e) { return std::isnan(e.area) ? -1.0 : e.area; };
+    return key(a.end) > key(b.end);
+  });
+  std::size_t rim_edges = 0;
+  for (const Opening& o : openings) rim_edges += o.loop->size();
+  if (rim_edges != edges.size())
+    throw InputError(str(mesh.description, ": ", edges.size() - rim_edges, " of ", edges.size(), " boundary edges do "
+                         "not close into loops around openings; repair the surface first"));
+  CappedSurface out;
+  out.closed = mesh;
+  for (std::size_t i = 0; i < openings.size(); ++i) {
+    const OpenEnd& e = openings[i].end;
+    if (!(e.planarity <= cap_planarity_tolerance))
+      throw InputError(str(mesh.description, ": opening ", i + 1, " of ", openings.size(), " (", e.edges,
+                           " rim edges, radius ", fmt_g(e.radius * 1e3, 4), " mm, centre ", where(e.centre),
+                           ") is not planar: its rim lies up to ", fmt_g(100 * e.planarity, 3), "% of its radius "
+                           "from its plane (a flat cap needs at most ", fmt_g(100 * cap_planarity_tolerance, 2),
+                           "%). Cut the vessel end with a plane in the meshing tool, then cap it"));
+    // The fan: each rim edge, run against its wall triangle's direction, to the centre.
+    TriangleMesh cap;
+    cap.vertices.push_back(e.centre);
+    std::unordered_map<std::uint32_t, std::uint32_t> local;
+    const auto vertex = [&](std::uint32_t v) {
+      const auto [it, added] = local.try_emplace(v, std::uint32_t(cap.vertices.size()));
+      if (added) cap.vertices.push_back(mesh.vertices[v]);
+      return it->second;
+    };
+    const auto centre = std::uint32_t(out.closed.vertices.size());
+    out.closed.vertices.push_back(e.centre);
+    for (std::size_t k : *openings[i].loop) {
+      const BoundaryEdge& b = edges[k];
+      out.closed.triangles.push_back({b.head, b.tail, centre});
+      cap.triangles.push_back({vertex(b.head), vertex(b.tail), 0});
+    }
+    cap.description = str("cap ", i + 1, " of ", mesh.description);
+    out.caps.push_back(std::move(cap));
+    out.ends.push_back(e);
+  }
+  out.closed.description = str(mesh.description, ", ", openings.size(), " opening", openings.size() == 1 ? "" : "s",
+                               " capped");
+  return out;
+}
+
 void require_closed(const TriangleMesh& mesh) {
   const SurfaceCheck check = check_surface(mesh);
   if (check.boundary_edges == 0) return;
@@ -335,7 +465,9 @@ void require_closed(const TriangleMesh& mesh) {
                        check.non_manifold_edges > 0 ? str(", and ", check.non_manifold_edges, " non-manifold edges")
                                                     : std::string(),
                        "; for example", places,
-                       "\nClose the holes: open vessel ends need flat caps, on which the iolets are placed."));
+                       "\nClose the holes: open vessel ends need flat caps, on which the iolets are placed. "
+                       "`hemoflow mesh FILE.stl --cap CLOSED.stl` (with --unit as the file's) closes every planar "
+                       "opening with a flat cap, writes each cap beside it and prints the iolets for them."));
 }
 
 std::vector<OpenEnd> find_open_ends(const TriangleMesh& mesh) {

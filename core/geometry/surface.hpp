@@ -44,6 +44,34 @@ std::vector<OpenEnd> find_open_ends(const TriangleMesh& mesh);
 /// open_ends_toml suggests the inlet.
 void sort_by_area(std::vector<OpenEnd>& ends);
 
+/// Welds the vertices on the rims of holes (ends of boundary edges) that lie within
+/// `tolerance` (m) of another rim vertex, so that a surface whose seams differ in the last
+/// bits of their coordinates (a revolved profile closed at 2 pi, two patches exported
+/// apart) is closed. Vertices elsewhere are left alone, so a closed surface is unchanged
+/// bit for bit. Triangles that collapse are dropped. Returns the number of rim vertices
+/// merged into another.
+std::size_t weld_rims(TriangleMesh& mesh, double tolerance);
+
+/// The weld tolerance for a surface: a millionth of its bounding box's diagonal (0.07 um
+/// for a 70 mm coronary tree, far above float rounding at that size, far below any
+/// vessel's detail).
+double weld_tolerance(const TriangleMesh& mesh);
+
+/// A surface whose openings are closed by flat caps, and each cap as a surface of its own
+/// (as meshing tools export them), in the order of `ends` (largest first).
+struct CappedSurface {
+  TriangleMesh closed;
+  std::vector<TriangleMesh> caps;
+  std::vector<OpenEnd> ends;
+};
+
+/// Closes every opening (loop of boundary edges) by a fan of triangles from the loop's
+/// area centroid, wound as the wall's triangles next to it. Throws InputError where an
+/// opening is not planar within cap_planarity_tolerance of its radius (caps.hpp; saying
+/// where and by how much: a flat cap on a slanted or ragged cut would bend the vessel),
+/// where the surface has no opening, or non-manifold edges.
+CappedSurface cap_open_ends(const TriangleMesh& mesh);
+
 /// [[boundaries.iolet]] tables for the openings (name, center, outward normal, radius),
 /// in the given order (largest first), with the area, planarity and cap file as
 /// comments. The first is suggested as the inlet (a parabolic velocity profile whose

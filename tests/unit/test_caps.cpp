@@ -3,6 +3,7 @@
 // the suggested inlet and outlets of open_ends_toml.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -166,4 +167,98 @@ TEST_CASE("open_ends_toml: the cap file of each opening, the largest as the inle
   CHECK(at("name = \"small\"") < at("# from cap file c/small.stl"));
   CHECK(at("# from cap file c/small.stl") < at("condition = \"pressure\""));
   CHECK(contains(toml, "(largest distance of the cap from its plane / radius)"));
+}
+
+TEST_CASE("cap_open_ends: flat fans close an open pipe as its own caps do, wound as the wall") {
+  const TriangleMesh open = make_pipe_surface(centre, axis, r0, length, segments, false, r1);
+  REQUIRE(check_surface(open).boundary_edges == 2 * segments);
+  const CappedSurface capped = cap_open_ends(open);
+  CHECK(check_surface(capped.closed).boundary_edges == 0);
+  CHECK(check_surface(capped.closed).non_manifold_edges == 0);
+  REQUIRE(capped.caps.size() == 2);
+  REQUIRE(capped.ends.size() == 2);
+  // Largest first: the r1 end, then r0; each cap a fan of `segments` triangles.
+  CHECK(capped.ends[0].radius > capped.ends[1].radius);
+  for (const TriangleMesh& cap : capped.caps) CHECK(cap.size() == std::size_t(segments));
+  // Wound as the wall: every edge of the closed surface is run once each way.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> directed;
+  for (const auto& t : capped.closed.triangles)
+    for (int c = 0; c < 3; ++c) directed.push_back({t[c], t[(c + 1) % 3]});
+  std::sort(directed.begin(), directed.end());
+  bool paired = std::adjacent_find(directed.begin(), directed.end()) == directed.end();
+  for (const auto& [a, b] : directed) paired &= std::binary_search(directed.begin(), directed.end(), std::make_pair(b, a));
+  CHECK(paired);
+  // The same solid as the pipe closed by make_pipe_surface's own fans.
+  CHECK(enclosed_volume(capped.closed) == rel(enclosed_volume(test_pipe()), 1e-12));
+  // Its caps are caps of the closed surface, as a meshing tool's would be.
+  std::vector<CapFile> files;
+  for (std::size_t i = 0; i < capped.caps.size(); ++i) files.push_back({"cap" + std::to_string(i), capped.caps[i]});
+  const std::vector<OpenEnd> fitted = fit_caps(capped.closed, files);
+  REQUIRE(fitted.size() == 2);
+  CHECK(fitted[0].radius == rel(capped.ends[0].radius, 1e-9));
+}
+
+TEST_CASE("cap_open_ends: refuses a closed surface and an opening that is not planar") {
+  const auto error = [](const TriangleMesh& m) {
+    try {
+      cap_open_ends(m);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(contains(error(test_pipe()), "the surface is closed: there is no opening to cap"));
+  TriangleMesh open = make_pipe_surface(centre, axis, r0, length, segments, false, r1);
+  // One rim vertex of the r0 end (the first ring) moved 5% of the radius along the axis.
+  const double n = std::sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+  for (int a = 0; a < 3; ++a) open.vertices[0][std::size_t(a)] += 0.05 * r0 * axis[std::size_t(a)] / n;
+  const std::string e = error(open);
+  CHECK(contains(e, "is not planar"));
+  CHECK(contains(e, "Cut the vessel end with a plane"));
+}
+
+TEST_CASE("weld_rims: a seam whose copies differ in the last bits is closed; a closed surface is untouched") {
+  const TriangleMesh pipe = test_pipe();
+  TriangleMesh seam = pipe;
+  // Vertex 0 doubled a hair away, and every second triangle on it moved to the copy.
+  const std::uint32_t copy = std::uint32_t(seam.vertices.size());
+  Point p = seam.vertices[0];
+  p[0] = std::nextafter(p[0], 1.0);
+  seam.vertices.push_back(p);
+  int moved = 0;
+  for (auto& t : seam.triangles)
+    for (auto& v : t)
+      if (v == 0 && moved++ % 2 == 0) v = copy;
+  REQUIRE(check_surface(seam).boundary_edges > 0);
+  CHECK(weld_rims(seam, weld_tolerance(seam)) == 1);
+  CHECK(check_surface(seam).boundary_edges == 0);
+  CHECK(seam.triangles == pipe.triangles);
+  // Nothing to weld on a closed surface, nor beyond the tolerance.
+  TriangleMesh closed = pipe;
+  CHECK(weld_rims(closed, weld_tolerance(closed)) == 0);
+  CHECK(closed.triangles == pipe.triangles);
+  TriangleMesh apart = pipe;  // the same split, the copy 1 mm away: a real hole
+  apart.vertices.push_back({p[0] + 1e-3, p[1], p[2]});
+  moved = 0;
+  for (auto& t : apart.triangles)
+    for (auto& v : t)
+      if (v == 0 && moved++ % 2 == 0) v = copy;
+  CHECK(weld_rims(apart, weld_tolerance(apart)) == 0);
+  CHECK(check_surface(apart).boundary_edges > 0);
+}
+
+TEST_CASE("fit_caps: a cap of 0.35 mm radius on a surface 70 mm across, without a box-wide voxel grid") {
+  // A tapered pipe along the diagonal of a 70 mm cube, 3 mm down to 0.35 mm: its inside
+  // test at a sixth of the small radius spans 1,200^3 voxels, which the box-wide grid
+  // refused (more than 2^25); the probes' rays need only the triangles.
+  const Point diagonal{1, 1, 1};
+  const double span = 0.07 * std::sqrt(3.0);
+  const TriangleMesh tree = make_pipe_surface({0.035, 0.035, 0.035}, diagonal, 3e-3, span, 32, true, 0.35e-3);
+  const std::vector<CapFile> caps{{"wide.stl", pipe_cap(tree, 32, 0)}, {"narrow.stl", pipe_cap(tree, 32, 1)}};
+  const std::vector<OpenEnd> ends = fit_caps(tree, caps);
+  REQUIRE(ends.size() == 2);
+  CHECK(ends[1].radius == rel(polygon_radius(0.35e-3, 32), 1e-6));
+  // Out of the fluid: the wide end's normal along -diagonal, the narrow end's along +.
+  CHECK(dot(ends[0].normal, diagonal) < -1.7);
+  CHECK(dot(ends[1].normal, diagonal) > 1.7);
 }
