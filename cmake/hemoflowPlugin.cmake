@@ -8,7 +8,10 @@
 #   SOURCES       host sources (plugin.cpp with HEMO_EXPORT_PLUGIN, cpu.cpp with the
 #                 functors instantiated for the host backend, ...)
 #   CUDA_SOURCES  .cu files with the same functors instantiated for the CUDA backend;
-#                 compiled only where hemoflow has a CUDA backend (HEMOFLOW_HAVE_CUDA),
+#                 compiled only where hemoflow has a CUDA backend (HEMOFLOW_HAVE_CUDA)
+#                 and a CUDA compiler is found (HEMOFLOW_PLUGIN_CUDA; without one the
+#                 plugin is built for the CPU alone, and a run with --backend cuda
+#                 stops at its first kernel saying so),
 #                 with hemoflow's flags: its CUDA architectures, C++20, relaxed
 #                 constexpr and, unless hemoflow was built with HEMO_CUDA_FMAD, no FMA
 #                 contraction (so GPU results equal the CPU's bitwise). Keep host-only
@@ -18,7 +21,8 @@
 #                 through core/io/hdf5_file.hpp)
 #
 # Variables it reads (set by hemoflowConfig.cmake, or by hemoflow's own build):
-#   HEMOFLOW_HAVE_CUDA, HEMOFLOW_CUDA_ARCHITECTURES, HEMOFLOW_CUDA_FMAD,
+#   HEMOFLOW_HAVE_CUDA, HEMOFLOW_PLUGIN_CUDA (default: HEMOFLOW_HAVE_CUDA),
+#   HEMOFLOW_CUDA_ARCHITECTURES, HEMOFLOW_CUDA_FMAD,
 #   HEMOFLOW_PLUGIN_INSTALL_DIR (where `cmake --install` puts the plugin; relative
 #   paths are under CMAKE_INSTALL_PREFIX; lib/hemoflow, where hemoflow looks, unless
 #   set before find_package(hemoflow)).
@@ -38,7 +42,11 @@ function(hemoflow_add_plugin name)
   endif()
   set(target hemo_plugin_${name})
   set(sources ${ARG_SOURCES})
-  if(HEMOFLOW_HAVE_CUDA)
+  set(cuda ${HEMOFLOW_HAVE_CUDA})
+  if(DEFINED HEMOFLOW_PLUGIN_CUDA AND NOT HEMOFLOW_PLUGIN_CUDA)
+    set(cuda OFF)
+  endif()
+  if(cuda)
     if(NOT ARG_CUDA_SOURCES)
       message(FATAL_ERROR "hemoflow_add_plugin(${name}): this hemoflow has a CUDA backend, so the plugin "
                           "needs CUDA_SOURCES (a .cu file instantiating its functors with "
@@ -50,7 +58,11 @@ function(hemoflow_add_plugin name)
   set_target_properties(${target} PROPERTIES PREFIX "" CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden
                         CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
   target_link_libraries(${target} PRIVATE hemoflow::core ${ARG_LINK})
-  if(HEMOFLOW_HAVE_CUDA)
+  if(HEMOFLOW_HAVE_CUDA AND NOT cuda)
+    target_compile_definitions(${target} PRIVATE HEMO_PLUGIN_CPU_ONLY=1)
+    message(STATUS "hemoflow_add_plugin(${name}): built for the CPU alone (HEMOFLOW_PLUGIN_CUDA is off)")
+  endif()
+  if(cuda)
     set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${HEMOFLOW_CUDA_ARCHITECTURES}"
                           CUDA_STANDARD 20 CUDA_STANDARD_REQUIRED ON CUDA_EXTENSIONS OFF)
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)

@@ -6,6 +6,7 @@
 #   include/hemoflow/core/..., physics/...   the public headers, at their repository paths
 #   lib/cmake/hemoflow/              the CMake package: find_package(hemoflow)
 #   share/doc/hemoflow/              README.md, docs/*.md and their images
+#   share/hemoflow/examples/         the example plugins, to copy (docs/plugin-guide.md)
 # Nothing in it names PREFIX: the tree works wherever it is moved.
 include(CMakePackageConfigHelpers)
 
@@ -47,3 +48,5 @@ install(FILES README.md DESTINATION ${HEMOFLOW_INSTALL_DOCDIR})
 file(GLOB docs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
 install(FILES ${docs} DESTINATION ${HEMOFLOW_INSTALL_DOCDIR})
 install(DIRECTORY docs/img DESTINATION ${HEMOFLOW_INSTALL_DOCDIR})
+# The example plugins, the plugin guide's starting point on an installed tree.
+install(DIRECTORY examples/ DESTINATION ${HEMOFLOW_INSTALL_EXAMPLESDIR})

@@ -32,8 +32,14 @@ void for_each(Space space, Range range, const Kernel& kernel, const char* name, 
   if (space == Space::host) {
     launch_host(kernel, range);
   } else {
-#if HEMO_HAVE_CUDA
+#if HEMO_HAVE_CUDA && !defined(HEMO_PLUGIN_CPU_ONLY)
     launch_cuda(kernel, range, name, block_size);
+#elif defined(HEMO_PLUGIN_CPU_ONLY)
+    // A plugin built where no CUDA compiler was (hemoflow_add_plugin): it has no GPU kernels.
+    (void)block_size;
+    throw std::runtime_error(std::string("kernel '") + name +
+                             "': this plugin was built for the CPU alone (no CUDA compiler where it was built, or "
+                             "HEMOFLOW_PLUGIN_CUDA=OFF): run with --backend cpu, or rebuild it where nvcc is");
 #else
     (void)block_size;
     throw std::runtime_error(std::string("kernel '") + name +

@@ -9,14 +9,18 @@
 #                   toml++, SCOTCH, MPI or Boost (hdf5.h: core/io/hdf5_file.hpp alone),
 #                   and all compile in a project that finds the package
 #                   (tests/sdk/headers). Leaves the moved prefix in WORK/prefix.
-#   out-of-tree     every SOURCE/examples/*/CMakeLists.txt configured, built and tested
+#   out-of-tree     every example the prefix installed (PREFIX/share/hemoflow/examples/*/,
+#                   the copies the plugin guide starts from) configured, built and tested
 #                   (its own ctest) in a build folder of its own against WORK/prefix
-#                   (left by install-prefix, with the same WORK), never the source tree.
+#                   (left by install-prefix, with the same WORK), never the source tree;
+#                   and the guide's commands as written (docs/plugin-guide.md, "In five
+#                   minutes"): PATH, the example copied into an empty folder, configured,
+#                   built, hemoflow info listing it, a run, ctest.
 #   deb             `cpack -G DEB` in BUILD, unpacked with dpkg-deb -x into a staging
 #                   folder: the package's fields (version, ABI, Depends), its docs, the
 #                   checks of install-prefix on STAGE/usr (but compiling the headers: the
 #                   files are the same), and the examples built and tested against it.
-# HEMO_SDK_EXAMPLES=DIR builds DIR/*/ instead of SOURCE/examples/*/ (to try a plugin).
+# HEMO_SDK_EXAMPLES=DIR builds DIR/*/ instead of the installed examples (to try a plugin).
 # HEMO_SDK_PYTHON=PYTHON (the Python hemoflow's tests use) comes first on the PATH of the
 # examples' builds and tests, so that they find the same one.
 set -euo pipefail
@@ -76,7 +80,7 @@ check_header_includes() {
 
 # build_examples PREFIX: each example configured, built and tested against PREFIX.
 build_examples() {
-  local prefix=$1 examples=${HEMO_SDK_EXAMPLES:-$source/examples} list=() ex name dir
+  local prefix=$1 examples=${HEMO_SDK_EXAMPLES:-$1/share/hemoflow/examples} list=() ex name dir
   for ex in "$examples"/*/CMakeLists.txt; do [ -f "$ex" ] && list+=("$(dirname "$ex")"); done
   [ ${#list[@]} -gt 0 ] || fail "no example plugin: $examples/*/CMakeLists.txt matches nothing (an out-of-tree plugin must be built here)"
   for ex in "${list[@]}"; do
@@ -92,6 +96,38 @@ build_examples() {
     fi
     "$cmake_bin/ctest" --test-dir "$dir" --output-on-failure || fail "example $name: its tests failed"
   done
+}
+
+# follow_guide PREFIX: the plugin guide's five-minute path, its commands as written there
+# with /opt/hemoflow replaced by PREFIX, in an empty folder (docs/plugin-guide.md).
+follow_guide() {
+  local prefix=$1 dir=$work/guide
+  step "the plugin guide's five minutes against $prefix, in $dir"
+  rm -rf "$dir" && mkdir -p "$dir"
+  (
+    set -e
+    cd "$dir"
+    export PATH=$prefix/bin:$PATH
+    cp -r "$prefix/share/hemoflow/examples/kinetic_energy" .
+    cd kinetic_energy
+    "$cmake" -S . -B build -DCMAKE_PREFIX_PATH="$prefix" > configure.log
+    "$cmake" --build build -j "$jobs" > build.log
+    export HEMO_PLUGIN_PATH=$PWD/build
+    hemoflow info | grep -qE '^  kinetic_energy ' || { echo "hemoflow info does not list kinetic_energy"; exit 1; }
+    hemoflow run pipe.toml --output out --quiet
+    [ -s out/kinetic_energy.csv ] || { echo "no out/kinetic_energy.csv"; exit 1; }
+    "$cmake_bin/ctest" --test-dir build --output-on-failure > ctest.log || { cat ctest.log; exit 1; }
+    grep -q "built for the CPU alone" configure.log && { echo "built for the CPU alone though nvcc is here"; exit 1; }
+    # For the CPU alone, as where no nvcc is: no GPU kernel compiled or needed, and the
+    # plugin loads into a hemoflow with a CUDA backend and runs its case on the CPU.
+    "$cmake" -S . -B build-cpu -DCMAKE_PREFIX_PATH="$prefix" -DHEMOFLOW_PLUGIN_CUDA=OFF > configure-cpu.log
+    "$cmake" --build build-cpu -j "$jobs" > build-cpu.log
+    if "$prefix/bin/hemoflow" info | grep -q "cuda.*built"; then
+      grep -q "built for the CPU alone" configure-cpu.log || { echo "HEMOFLOW_PLUGIN_CUDA=OFF did not say so"; exit 1; }
+    fi
+    ! ls build-cpu/CMakeFiles/hemo_plugin_kinetic_energy.dir/*.cu.o > /dev/null 2>&1 || { echo "CUDA objects built"; exit 1; }
+    "$cmake_bin/ctest" --test-dir build-cpu --output-on-failure > ctest-cpu.log || { cat ctest-cpu.log; exit 1; }
+  ) || fail "the plugin guide's commands failed (in $dir)"
 }
 
 case $scenario in
@@ -113,6 +149,7 @@ case $scenario in
   out-of-tree)
     [ -x "$work/prefix/bin/hemoflow" ] || fail "no installed tree at $work/prefix (run scenario install-prefix first)"
     build_examples "$work/prefix"
+    follow_guide "$work/prefix"
     ;;
   deb)
     rm -rf "$work" && mkdir -p "$work"
