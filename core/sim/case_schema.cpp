@@ -107,7 +107,8 @@ void declare_core_schema(config::Schema& schema) {
       .default_value(std::string("float64"))
       .boolean("final", "Write the fields after the last step")
       .default_value(true);
-  schema.table_array("output.probe", "core", "Point and line probes, written to <output>/<name>.csv")
+  schema.table_array("output.probe", "core", "Point and line probes, written to <output>/<name>.csv with the columns step, time (s), s (m along a line "
+                     "probe), x, y, z (m), density (kg/m^3), pressure (Pa, gauge), ux, uy, uz (m/s)")
       .string("name", "File name of the probe (letters, digits, '_' and '-')")
       .required()
       .string("type", "'point' or 'line'")
