@@ -333,6 +333,11 @@ std::size_t weld_rims(TriangleMesh& mesh, double tolerance) {
   for (EdgeKey e : census.boundary) rim.push_back(edge_lo(e)), rim.push_back(edge_hi(e));
   std::sort(rim.begin(), rim.end());
   rim.erase(std::unique(rim.begin(), rim.end()), rim.end());
+  // A surface far from the origin beside its size has no bits left for a weld (and its
+  // cell numbers would not fit an integer).
+  for (std::uint32_t v : rim)
+    for (double x : mesh.vertices[v])
+      if (!(std::fabs(x) / tolerance < 0x1p52)) return 0;
   // Rim vertices binned by cells of the tolerance: a pair within it lies in neighbouring
   // cells. Each vertex goes to the lowest-numbered one within reach (union-find).
   const auto cell = [&](const Point& p) {
