@@ -27,6 +27,7 @@
 #include "core/mesh/lattice_view.hpp"
 #include "core/partition/brick_partition.hpp"
 #include "core/sim/case_schema.hpp"
+#include "core/sim/checkpoint.hpp"
 #include "core/sim/memory_plan.hpp"
 #include "core/sim/simulation.hpp"
 #include "core/sim/stop_signals.hpp"
@@ -192,7 +193,7 @@ io::FolderLock take_output_folder(const RunOptions& run, const std::string& fold
   if (const int n = io::remove_partial_writes(folder))
     log::info(str("output: removed ", n, " partial file", n == 1 ? "" : "s", " (*.tmp) that an interrupted write left in ",
                   folder));
-  const std::filesystem::path checkpoint = std::filesystem::path(folder) / "checkpoint.h5";
+  const std::filesystem::path checkpoint = std::filesystem::path(folder) / checkpoint_file_name;
   std::error_code ec;
   if (run.restart.empty() && !run.overwrite && std::filesystem::exists(checkpoint, ec))
     throw InputError(str("the output folder '", folder, "' holds checkpoint.h5, a run that can be continued: continue it "

@@ -293,6 +293,13 @@ OpenEnd fit_end(const TriangleMesh& mesh, const std::vector<BoundaryEdge>& edges
   return end;
 }
 
+/// The order of openings: larger area first; NaN (from absurd coordinates) last instead
+/// of breaking the ordering.
+bool larger_area(const OpenEnd& a, const OpenEnd& b) {
+  const auto key = [](const OpenEnd& e) { return std::isnan(e.area) ? -1.0 : e.area; };
+  return key(a) > key(b);
+}
+
 std::string coordinate(double x, double scale = 1.0) { return fmt_g(x * scale, 6); }
 
 std::string where(const Point& p) {
@@ -416,10 +423,8 @@ CappedSurface cap_open_ends(const TriangleMesh& mesh) {
   };
   std::vector<Opening> openings;
   for (const auto& loop : loops) openings.push_back({fit_end(mesh, edges, loop), &loop});
-  std::stable_sort(openings.begin(), openings.end(), [](const Opening& a, const Opening& b) {
-    const auto key = [](const OpenEnd& e) { return std::isnan(e.area) ? -1.0 : e.area; };
-    return key(a.end) > key(b.end);
-  });
+  std::stable_sort(openings.begin(), openings.end(),
+                   [](const Opening& a, const Opening& b) { return larger_area(a.end, b.end); });
   std::size_t rim_edges = 0;
   for (const Opening& o : openings) rim_edges += o.loop->size();
   if (rim_edges != edges.size())
@@ -484,10 +489,6 @@ std::vector<OpenEnd> find_open_ends(const TriangleMesh& mesh) {
   return ends;
 }
 
-void sort_by_area(std::vector<OpenEnd>& ends) {
-  // NaN (from absurd coordinates) sorts last instead of breaking the ordering.
-  const auto key = [](const OpenEnd& e) { return std::isnan(e.area) ? -1.0 : e.area; };
-  std::stable_sort(ends.begin(), ends.end(), [&](const OpenEnd& a, const OpenEnd& b) { return key(a) > key(b); });
-}
+void sort_by_area(std::vector<OpenEnd>& ends) { std::stable_sort(ends.begin(), ends.end(), larger_area); }
 
 }  // namespace hemo::geometry

@@ -340,7 +340,7 @@ void read_particle_tables(const io::hdf5::Input* in, FieldRegistry& fields,
 std::string checkpoint_path(const std::string& dir_or_file) {
   std::error_code ec;
   if (std::filesystem::is_directory(dir_or_file, ec))
-    return (std::filesystem::path(dir_or_file) / "checkpoint.h5").string();
+    return (std::filesystem::path(dir_or_file) / checkpoint_file_name).string();
   return dir_or_file;
 }
 

@@ -55,6 +55,9 @@ struct CheckpointInfo {
   std::string case_file;
 };
 
+/// The checkpoint's file name in an output folder.
+inline constexpr const char* checkpoint_file_name = "checkpoint.h5";
+
 /// DIR/checkpoint.h5 when `dir_or_file` is a folder (an output folder), else the path
 /// itself.
 std::string checkpoint_path(const std::string& dir_or_file);

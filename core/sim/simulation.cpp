@@ -27,6 +27,7 @@
 #include "core/io/write_failure.hpp"
 #include "core/partition/brick_partition.hpp"
 #include "core/sim/case_schema.hpp"
+#include "core/sim/checkpoint.hpp"
 #include "core/sim/output_actions.hpp"
 #include "core/sim/population_state.hpp"
 
@@ -103,7 +104,7 @@ void clear_previous_run(const std::string& dir) {
   fs::remove_all(fs::path(dir) / "fields", ec);
   // Its checkpoint: the documented resubmit line (--restart DIR) must not continue the
   // run this one replaced (a fresh run over a checkpoint needs --overwrite, commands.cpp).
-  fs::remove(fs::path(dir) / "checkpoint.h5", ec);
+  fs::remove(fs::path(dir) / checkpoint_file_name, ec);
   // Particle snapshots and their collections (<set>.xmf) too: a restart into this folder
   // from another's checkpoint must not continue them (io::ParticleWriter).
   fs::remove_all(fs::path(dir) / "particles", ec);
@@ -555,7 +556,7 @@ void Simulation::write_checkpoint_after(std::int64_t step) {
   info.ranks = comm_->size();
   info.written_by = str("hemoflow ", version(), " (", commit(), ")");
   info.case_file = summary_.case_file;
-  const std::string path = (std::filesystem::path(output_dir_) / "checkpoint.h5").string();
+  const std::string path = (std::filesystem::path(output_dir_) / checkpoint_file_name).string();
   write_checkpoint(path, info, mesh_, *fields_, *comm_);
   summary_.checkpoint = path;
   summary_.checkpoint_step = step;

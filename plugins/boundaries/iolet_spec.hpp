@@ -81,6 +81,8 @@ struct IoletSpec {
   bool is_absorbing() const { return absorbing_time > 0.0 && condition == Condition::pressure; }
   /// An absorbing velocity inlet (it holds its flow: hold_flow).
   bool is_absorbing_inlet() const { return absorbing_time > 0.0 && condition == Condition::velocity; }
+  /// The share of one step of dt in a first-order mean over absorbing_time.
+  double absorbing_share(double dt) const { return absorbing_time > dt ? dt / absorbing_time : 1.0; }
   /// Whether the pressure follows the outflow (a Windkessel or an absorbing outlet): such
   /// an iolet's outflow is measured every step and its state checkpointed (iolets.cpp).
   bool follows_outflow() const { return is_windkessel() || is_absorbing(); }

@@ -305,7 +305,7 @@ void IoletRuntime<Real>::refresh(const IoletSpec& s, Device& d, FieldRegistry& f
           },
           slots);
       const double inlet_drho = run_.comm->sum(exec::sum(run_.space, d.scratch.data(), d.nodes)) / h.node_count;
-      h.mean_density += std::min(1.0, run_.units.dt / s.absorbing_time) * (inlet_drho - h.mean_density);
+      h.mean_density += s.absorbing_share(run_.units.dt) * (inlet_drho - h.mean_density);
       const double arriving = phys::arriving_wave(h.flow, h.mean_flow, inlet_drho, h.mean_density, h.impedance);
       target = phys::absorbing_inflow(target, arriving, h.last_arriving, h.impedance);
       h.last_arriving = arriving;
@@ -371,7 +371,7 @@ void IoletRuntime<Real>::measure_flows(StepContext& ctx) {
       h.excess += held_flow_relaxation * (m - h.nominal - h.excess);
       if (specs_[i].is_absorbing_inlet()) {  // the mean over absorbing_time (first order)
         h.flow = m;
-        h.mean_flow += std::min(1.0, run_.units.dt / specs_[i].absorbing_time) * (h.flow - h.mean_flow);
+        h.mean_flow += specs_[i].absorbing_share(run_.units.dt) * (h.flow - h.mean_flow);
       }
     } else {
       windkessel_[i].previous_outflow = windkessel_[i].outflow;
