@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 
 #include "core/common/log.hpp"
 #include "core/common/text.hpp"
@@ -97,10 +98,17 @@ void InterpolatedWalls<Real>::setup(SetupStage& st) {
   auto interpolated = [&](int cls) {
     return cls == wall_class_ || std::find(obstacle_classes_.begin(), obstacle_classes_.end(), cls) != obstacle_classes_.end();
   };
-  // Near links (the wall nearer than halfway) first, then the far ones, each in link order.
-  std::vector<std::uint32_t> link[2], node[2], partner[2];
-  std::vector<std::uint8_t> direction[2];
-  std::vector<Real> kappa[2];
+  // The kernel's links: the near ones (the wall nearer than halfway) first, then the far
+  // ones, each ordered by direction and then node, so that the threads of a warp read the
+  // same population array at nearby nodes instead of 19 arrays at one node (the link
+  // table's own order is node, then direction). Each link's value is computed on its own,
+  // so the order changes no bit.
+  struct WallLink {
+    std::uint8_t far, direction;
+    std::uint32_t node, link, partner;
+    Real kappa;
+  };
+  std::vector<WallLink> wall_links;
   std::vector<std::uint64_t> tally(4, 0);  // links of the rule, near ones, without a cut, near without a second node
   for (std::size_t k = 0; k < m.links.size(); ++k) {
     if (!interpolated(m.links.link_class[k])) continue;
@@ -121,17 +129,25 @@ void InterpolatedWalls<Real>::setup(SetupStage& st) {
       ++tally[3];
       continue;
     }
-    link[near ? 0 : 1].push_back(std::uint32_t(k));
-    node[near ? 0 : 1].push_back(x);
-    partner[near ? 0 : 1].push_back(y);
-    direction[near ? 0 : 1].push_back(std::uint8_t(q));
-    kappa[near ? 0 : 1].push_back(Real(kap));
+    wall_links.push_back({std::uint8_t(near ? 0 : 1), std::uint8_t(q), x, std::uint32_t(k), y, Real(kap)});
+  }
+  std::sort(wall_links.begin(), wall_links.end(), [](const WallLink& a, const WallLink& b) {
+    return std::tie(a.far, a.direction, a.node) < std::tie(b.far, b.direction, b.node);
+  });
+  std::vector<std::uint32_t> link, node, partner;
+  std::vector<std::uint8_t> direction;
+  std::vector<Real> kappa;
+  for (const WallLink& w : wall_links) {
+    link.push_back(w.link);
+    node.push_back(w.node);
+    partner.push_back(w.partner);
+    direction.push_back(w.direction);
+    kappa.push_back(w.kappa);
   }
   cuts_ = {};
   // The same links grouped by node, for the give-back of their excess mass.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> by_node;  // (node, link)
-  for (int part = 0; part < 2; ++part)
-    for (std::size_t i = 0; i < link[part].size(); ++i) by_node.emplace_back(node[part][i], link[part][i]);
+  for (const WallLink& w : wall_links) by_node.emplace_back(w.node, w.link);
   std::sort(by_node.begin(), by_node.end());
   std::vector<std::uint32_t> wall_node, first, node_link;
   for (const auto& [x, k] : by_node) {
@@ -143,22 +159,18 @@ void InterpolatedWalls<Real>::setup(SetupStage& st) {
   }
   first.push_back(std::uint32_t(node_link.size()));
   wall_nodes_ = std::uint32_t(wall_node.size());
-  near_ = std::uint32_t(link[0].size());
-  count_ = near_ + std::uint32_t(link[1].size());
+  near_ = std::uint32_t(std::count_if(wall_links.begin(), wall_links.end(), [](const WallLink& w) { return !w.far; }));
+  count_ = std::uint32_t(wall_links.size());
   tally[0] = count_;
   tally[1] = near_;
   st.comm.sum(tally);
-  auto joined = [](auto& a) {
-    a[0].insert(a[0].end(), a[1].begin(), a[1].end());
-    return a[0];
-  };
   space_ = st.space;
   mesh_ = &m;
-  link_ = exec::to_device(space_, joined(link));
-  node_ = exec::to_device(space_, joined(node));
-  partner_ = exec::to_device(space_, joined(partner));
-  direction_ = exec::to_device(space_, joined(direction));
-  kappa_ = exec::to_device(space_, joined(kappa));
+  link_ = exec::to_device(space_, link);
+  node_ = exec::to_device(space_, node);
+  partner_ = exec::to_device(space_, partner);
+  direction_ = exec::to_device(space_, direction);
+  kappa_ = exec::to_device(space_, kappa);
   wall_node_ = exec::to_device(space_, wall_node);
   first_ = exec::to_device(space_, first);
   node_link_ = exec::to_device(space_, node_link);
