@@ -11,6 +11,7 @@
 #include "core/plugin/plugin_api.hpp"
 #include "plugins/boundaries/iolet_spec.hpp"
 #include "plugins/boundaries/iolets.hpp"
+#include "plugins/boundaries/local_speed.hpp"
 #include "plugins/boundaries/walls.hpp"
 
 namespace hemo::boundaries {
@@ -84,6 +85,7 @@ class BoundariesPlugin final : public Plugin {
     }
     report_compressibility(estimate_compressibility(iolets, st.units), st.comm.rank() == 0);
     if (st.comm.rank() == 0) warn_unvalidated(st.config, st.units, iolets);
+    specs_ = iolets;  // for the local speed, once the mesh exists (plan)
     if (st.config.string("run.precision") == "fp32") make<float>(st, std::move(walls), std::move(iolets));
     else make<double>(st, std::move(walls), std::move(iolets));
   }
@@ -103,10 +105,107 @@ class BoundariesPlugin final : public Plugin {
     }
     if (links) st.memory.array("boundaries", "iolet and wall link tables", links, 2 * sizeof(std::uint32_t) + 4 * real);
     if (wall) st.memory.array("boundaries", "interpolated wall links", wall, 6 * sizeof(std::uint32_t) + 1 + real);
+    check_local_speed(st);
   }
   void setup(SetupStage& st) override { impl_->setup(st); }
 
  private:
+  /// The fastest place the iolets' flow implies (local_speed.hpp): the Poiseuille peak of
+  /// each outlet's share of the peak inflow (by outlet area, as estimate_compressibility)
+  /// through the narrowest passage on its way from the inlets, outlets behind the same
+  /// passage adding up. One line; a warning where its Mach number is above flow.max_mach,
+  /// and the case refused as for the reference velocity (check_mach) where even the mean
+  /// speed there is. On one rank only: the widest path needs the whole geometry (`check`
+  /// runs on one).
+  void check_local_speed(PlanStage& st) const {
+    if (st.comm.size() > 1) return;
+    const mesh::SparseMesh& m = st.mesh;
+    double inflow = 0.0, outlet_area = 0.0;
+    std::vector<std::uint32_t> inlet_nodes;
+    std::vector<const IoletSpec*> outlets;
+    std::vector<bool> open_class(m.links.class_names.size(), false);
+    for (const IoletSpec& s : specs_) {
+      if (s.link_class >= 0 && std::size_t(s.link_class) < open_class.size()) open_class[std::size_t(s.link_class)] = true;
+      if (s.condition == IoletSpec::Condition::velocity) {
+        const double peak = s.value_range()[1];
+        if (peak <= 0.0) continue;
+        inflow += (s.profile == IoletSpec::Profile::uniform ? 1.0 : 0.5) * peak * M_PI * s.radius * s.radius;
+        for (std::size_t k = 0; k < m.links.size(); ++k)
+          if (int(m.links.link_class[k]) == s.link_class) inlet_nodes.push_back(m.links.node[k]);
+      } else {
+        outlets.push_back(&s);
+        outlet_area += M_PI * s.radius * s.radius;
+      }
+    }
+    if (inlet_nodes.empty() || outlets.empty() || !(outlet_area > 0.0)) return;
+    std::vector<std::vector<std::uint32_t>> outlet_nodes(outlets.size());
+    for (std::size_t k = 0; k < m.links.size(); ++k)
+      for (std::size_t o = 0; o < outlets.size(); ++o)
+        if (int(m.links.link_class[k]) == outlets[o]->link_class) outlet_nodes[o].push_back(m.links.node[k]);
+    const std::vector<float> distance = wall_distance(m, open_class);
+    const std::vector<Passage> passages = narrowest_passages(m, distance, inlet_nodes, outlet_nodes);
+    // Outlets behind the same passage share it: their flows add up there. The distance is
+    // from the node nearest the passage's centre (up to dx / sqrt 2 off it in a cross-section)
+    // to the nearest wall point (on a staircase up to dx / 2 inside the surface): the
+    // passage's radius is that distance plus about one spacing, within half a spacing
+    // (pipes of 5-16 nodes per radius: 1.0-1.25 spacings).
+    double fastest = 0.0, flow_there = 0.0;
+    std::size_t at = 0;
+    std::string names;
+    for (std::size_t o = 0; o < outlets.size(); ++o) {
+      if (!(passages[o].radius > 0.0f)) continue;
+      double flow = 0.0;
+      std::string behind;
+      for (std::size_t p = 0; p < outlets.size(); ++p)
+        if (passages[p].node == passages[o].node) {
+          flow += inflow * outlets[p]->radius * outlets[p]->radius * M_PI / outlet_area;
+          behind += str(behind.empty() ? "'" : ", '", outlets[p]->name, "'");
+        }
+      const double radius = (double(passages[o].radius) + 1.0) * m.dx;
+      const double peak = 2.0 * flow / (M_PI * radius * radius);  // Hagen-Poiseuille: twice the mean
+      if (peak > fastest) fastest = peak, at = o, names = behind, flow_there = flow;
+    }
+    if (!(fastest > 0.0)) return;
+    const auto where = m.position(passages[at].node);
+    const double radius = (double(passages[at].radius) + 1.0) * m.dx;
+    const double max_mach = st.config.real("flow.max_mach");
+    FlowNumbers local = st.flow;
+    auto set_speed = [&](double u) {
+      local.velocity = u;
+      local.u_lattice = st.units.velocity_to_lattice(u);
+      local.mach = local.u_lattice * std::sqrt(3.0);
+    };
+    set_speed(fastest);
+    const double mach = local.mach;
+    local.velocity_source = str("the Poiseuille peak of the flow to outlet", names.find(',') != std::string::npos ? "s " : " ",
+                                names, " through its narrowest passage, radius about ", fmt_g(1e3 * radius, 3), " mm at (",
+                                fmt_g(1e3 * where[0], 4), ", ", fmt_g(1e3 * where[1], 4), ", ", fmt_g(1e3 * where[2], 4),
+                                ") mm; an estimate from the geometry");
+    if (st.comm.rank() == 0)
+      log::info(str("local speed: about ", fmt_g(fastest, 3), " m/s, Mach ", fmt_g(mach, 3), " (", local.velocity_source,
+                    "); the reference: Mach ", fmt_g(st.flow.mach, 3), " at ", fmt_g(st.flow.velocity, 3), " m/s (",
+                    st.flow.velocity_source, ")"));
+    if (!(mach > max_mach) || !(mach > st.flow.mach)) return;
+    // Refused where the flow is certainly faster than flow.max_mach there: its mean speed
+    // (a plug, the least a developing jet has) through the widest radius the estimate
+    // allows (half a spacing more). Warned where only the Poiseuille peak is.
+    const double widest = radius + 0.5 * m.dx;
+    set_speed(flow_there / (M_PI * widest * widest));
+    const double least_mach = local.mach;
+    if (least_mach > max_mach) {
+      local.velocity_source = str("the mean speed of the flow to outlet", names.find(',') != std::string::npos ? "s " : " ",
+                                  names, " through its narrowest passage, radius at most ", fmt_g(1e3 * widest, 3),
+                                  " mm at (", fmt_g(1e3 * where[0], 4), ", ", fmt_g(1e3 * where[1], 4), ", ",
+                                  fmt_g(1e3 * where[2], 4), ") mm; an estimate from the geometry");
+      check_mach(st.config, st.units, local, max_mach);
+    }
+    if (st.comm.rank() == 0)
+      log::warn(str("local speed: Mach ", fmt_g(mach, 3), " > ", fmt_g(max_mach, 3), " (flow.max_mach) at the Poiseuille "
+                    "peak of the narrowest passage above (its mean speed, with half a spacing more radius: Mach ",
+                    fmt_g(least_mach, 3), "): compressibility errors grow as Mach^2 there. A smaller lattice.dt (or "
+                    "lattice.tau nearer 0.5) lowers it in proportion"));
+  }
+
   /// What `check` and `run` say of the density spread the iolets make the flow need
   /// (estimate_compressibility): one line, and a warning with the lever above the 1% at
   /// which the density monitor warns after a run (summary.json largest_density_variation).
@@ -202,6 +301,7 @@ class BoundariesPlugin final : public Plugin {
     impl_ = std::move(impl);
   }
   std::unique_ptr<Boundaries> impl_;
+  std::vector<IoletSpec> specs_;
 };
 
 void declare_config(config::Schema& schema) {
