@@ -160,13 +160,21 @@ void parse_options(CommandLine& cl, const std::vector<std::string>& args, std::s
         throw UsageError("--ranks takes a positive whole number, not '" + v + "'");
       cl.ranks = int(n);
     }
+    else if (a == "--time" && cl.command == "check") {
+      const std::string v = value(a);
+      char* end = nullptr;
+      const long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 20 || n > 100000)
+        throw UsageError("--time takes a number of steps from 20 to 100000 (the first 10 are a warm-up), not '" + v + "'");
+      cl.time_steps = int(n);
+    }
     else if (a == "--markdown" && cl.command == "info") cl.markdown = true;
     else if (a.rfind("-", 0) == 0) {
       const std::vector<std::string> known{"--set",      "--steps",      "--backend",   "--output",    "--progress",
                                            "--quiet",    "--keys",       "--markdown",  "--voxels",    "--find-iolets",
                                            "--unit",     "--caps",       "--cap",       "--radius",    "--length",    "--axis",
                                            "--center",   "--segments",   "--open",      "--end-radius", "--cap-files",
-                                           "--restart",  "--overwrite",  "--ranks",      "--help"};
+                                           "--restart",  "--overwrite",  "--ranks",      "--time",      "--help"};
       if (std::find(known.begin(), known.end(), a) != known.end())
         throw UsageError(str("option '", a, "' does not apply to 'hemoflow ", cl.command, "'"));
       const std::string hint = closest_match(a, known);

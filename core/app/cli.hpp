@@ -18,6 +18,7 @@ struct CommandLine {
   bool keys = false;      // info --keys
   bool markdown = false;  // info --keys --markdown
   int ranks = 0;          // check --ranks N: report the partition into N ranks
+  int time_steps = 0;     // check --time N: run N steps of the case and estimate the whole run's time
   // mesh
   std::string voxel_file;   // --voxels FILE: where `mesh CASE.toml` writes the voxel geometry
   bool find_iolets = false; // --find-iolets

@@ -1,6 +1,7 @@
 #include "core/app/commands.hpp"
 
 #include <glob.h>
+#include <unistd.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -266,6 +267,64 @@ int command_run(const CommandLine& cl) {
   return code;
 }
 
+namespace {
+
+/// A duration as a person reads it: "3.2 s", "4 min 12 s", "16 h 5 min".
+std::string readable_duration(double s) {
+  if (s < 60.0) return str(fmt_g(s, 2), " s");
+  const long long t = static_cast<long long>(std::llround(s));
+  if (t < 3600) return str(t / 60, " min ", t % 60, " s");
+  return str(t / 3600, " h ", (t % 3600) / 60, " min");
+}
+
+/// check --time N: N steps of the case into a temporary folder, nothing written there but
+/// the run's own small files (no snapshots, probes or checkpoints), then the whole run's
+/// time from the steady steps (after the first 10) and the set-up. The folder is removed.
+void time_case(const CommandLine& cl, const RunSummary& checked) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = fs::temp_directory_path(ec) / str("hemoflow-check-time-", static_cast<long long>(::getpid()));
+  RunOptions timed = cl.run;
+  timed.output_dir = dir.string();
+  timed.steps = cl.time_steps;
+  timed.overwrite = true;
+  timed.progress = ProgressMode::never;
+  timed.comm = nullptr;
+  for (const char* o : {"output.every=0", "output.final=false", "output.probe=[]", "checkpoint.every=0",
+                        "checkpoint.final=false"})
+    timed.overrides.push_back(o);
+  RunSummary summary;
+  struct RemoveAfter {
+    fs::path dir;
+    ~RemoveAfter() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } remove_after{dir};
+  {
+    // The check above said what set-up says; the timed run speaks only of its errors.
+    struct QuietWhile {
+      log::Level was = log::level();
+      QuietWhile() { log::set_level(log::Level::error); }
+      ~QuietWhile() { log::set_level(was); }
+    } quiet;
+    Simulation sim(timed, summary);
+    sim.run();
+  }
+  if (summary.steady_steps <= 0 || !(summary.steady_seconds > 0.0))
+    throw std::runtime_error(str("check --time: the timed run of ", summary.steps, " steps measured no steady steps"));
+  const double per_step = summary.steady_seconds / double(summary.steady_steps);
+  const double total = per_step * double(checked.steps_requested) + summary.setup_seconds;
+  std::printf("time: about %s for the %lld steps (a step took %s ms over steps %lld-%lld of %lld timed here on %s, %s "
+              "MLUPS; set-up %s s); snapshots, probes and checkpoints add to it\n",
+              readable_duration(total).c_str(), static_cast<long long>(checked.steps_requested),
+              fmt_g(1e3 * per_step, 3).c_str(), static_cast<long long>(summary.steps - summary.steady_steps + 1),
+              static_cast<long long>(summary.steps), static_cast<long long>(summary.steps), summary.device.c_str(),
+              fmt_g(double(checked.fluid_nodes) / per_step / 1e6, 4).c_str(), fmt_g(summary.setup_seconds, 3).c_str());
+}
+
+}  // namespace
+
 int command_check(const CommandLine& cl) {
   RunSummary summary;
   return guarded(summary, [&] {
@@ -325,6 +384,12 @@ int command_check(const CommandLine& cl) {
                   "nodes; halos not counted)\n",
                   cl.ranks, fmt_bytes(planned * double(largest) / double(std::max<std::uint64_t>(summary.fluid_nodes, 1))).c_str(),
                   memory.c_str(), static_cast<unsigned long long>(largest));
+    }
+    if (cl.time_steps > 0) {
+      std::fflush(stdout);
+      time_case(cl, summary);
+    } else {
+      std::printf("time: not measured (hemoflow check --time 50 runs 50 steps here and estimates the whole run)\n");
     }
   });
 }

@@ -112,6 +112,10 @@ regularized 270); red blood cells that would cross a tile in a step (docs/stabil
   --ranks N   also partition the mesh for N MPI ranks as a run would (bricks of
               partition.brick voxels, SCOTCH) and print each rank's bricks and fluid
               nodes, the imbalance (largest / mean) and the time the partitioning took
+  --time N    also run N steps of the case (20 or more; nothing is kept: a temporary
+              output folder, no snapshots, probes or checkpoints) on the backend it
+              names, and estimate the whole run's time from the steps after the first 10
+              and the set-up's
 )";
 
 const char* const mesh_usage = R"(usage: hemoflow mesh CASE.toml [--voxels FILE] [--set SECTION.KEY=VALUE]...
