@@ -116,9 +116,15 @@ class BoundariesPlugin final : public Plugin {
   /// passage adding up. One line; a warning where its Mach number is above flow.max_mach,
   /// and the case refused as for the reference velocity (check_mach) where even the mean
   /// speed there is. On one rank only: the widest path needs the whole geometry (`check`
-  /// runs on one).
+  /// runs on one); vessels only (pipe, tree, stl and voxel shapes, no periodic axis, no
+  /// obstacle).
   void check_local_speed(PlanStage& st) const {
-    if (st.comm.size() > 1) return;
+    // The passage model is a vessel's circular cross-section: a box (a channel, a cavity),
+    // a periodic axis or an obstacle in the flow makes passages it does not describe (a
+    // slab, a crescent beside a sphere), where the estimate would be several times off.
+    const bool vessel = st.config.string("geometry.shape") != "box" && st.config.strings("boundaries.periodic").empty() &&
+                        st.config.tables("geometry.obstacle").empty();
+    if (st.comm.size() > 1 || !vessel) return;
     const mesh::SparseMesh& m = st.mesh;
     double inflow = 0.0, outlet_area = 0.0;
     std::vector<std::uint32_t> inlet_nodes;
