@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "core/common/text.hpp"
 
@@ -16,6 +17,16 @@ double positive_number(const std::string& option, const std::string& v) {
   const double x = std::strtod(v.c_str(), &end);
   if (v.empty() || *end != '\0' || !(x > 0)) throw UsageError(str(option, " takes a positive number, not '", v, "'"));
   return x;
+}
+
+/// A whole number in [lo, hi] for --steps, --ranks and --time; `expected` ends the message
+/// ("--time takes <expected>, not '...'").
+long long whole_number(const std::string& option, const std::string& v, long long lo, long long hi,
+                       const std::string& expected) {
+  char* end = nullptr;
+  const long long n = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < lo || n > hi) throw UsageError(str(option, " takes ", expected, ", not '", v, "'"));
+  return n;
 }
 
 /// Three numbers X,Y,Z for --axis and --center.
@@ -103,13 +114,8 @@ void parse_options(CommandLine& cl, const std::vector<std::string>& args, std::s
     }
     auto value = [&](const std::string& opt) { return has_inline ? inline_value : value_of(opt); };
     if (a == "--set") cl.run.overrides.push_back(value(a));
-    else if (a == "--steps") {
-      const std::string v = value(a);
-      char* end = nullptr;
-      const long long n = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1) throw UsageError("--steps takes a positive whole number, not '" + v + "'");
-      cl.run.steps = n;
-    }
+    else if (a == "--steps")
+      cl.run.steps = whole_number(a, value(a), 1, std::numeric_limits<long long>::max(), "a positive whole number");
     else if (a == "--backend") cl.run.overrides.push_back("run.backend=\"" + value(a) + "\"");
     else if (a == "--output" || a == "-o") cl.run.output_dir = value(a);
     else if (a == "--progress") {
@@ -152,22 +158,11 @@ void parse_options(CommandLine& cl, const std::vector<std::string>& args, std::s
       if (cl.run.restart.empty()) throw UsageError("--restart takes an output folder (holding checkpoint.h5) or a checkpoint file");
     }
     else if (a == "--overwrite" && cl.command == "run") cl.run.overwrite = true;
-    else if (a == "--ranks" && cl.command == "check") {
-      const std::string v = value(a);
-      char* end = nullptr;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1 || n > 1000000)
-        throw UsageError("--ranks takes a positive whole number, not '" + v + "'");
-      cl.ranks = int(n);
-    }
-    else if (a == "--time" && cl.command == "check") {
-      const std::string v = value(a);
-      char* end = nullptr;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 20 || n > 100000)
-        throw UsageError("--time takes a number of steps from 20 to 100000 (the first 10 are a warm-up), not '" + v + "'");
-      cl.time_steps = int(n);
-    }
+    else if (a == "--ranks" && cl.command == "check")
+      cl.ranks = int(whole_number(a, value(a), 1, 1000000, "a positive whole number"));
+    else if (a == "--time" && cl.command == "check")
+      cl.time_steps = int(whole_number(a, value(a), 20, 100000,
+                                       "a number of steps from 20 to 100000 (the first 10 are a warm-up)"));
     else if (a == "--markdown" && cl.command == "info") cl.markdown = true;
     else if (a.rfind("-", 0) == 0) {
       const std::vector<std::string> known{"--set",      "--steps",      "--backend",   "--output",    "--progress",

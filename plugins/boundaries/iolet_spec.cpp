@@ -440,13 +440,9 @@ double IoletSpec::steepest_change() const {
   return s;
 }
 
-CompressibilityEstimate estimate_compressibility(const std::vector<IoletSpec>& iolets, const LatticeUnits& units) {
-  CompressibilityEstimate e;
-  const double mu = units.viscosity * units.density;
-  double inflow = 0.0, inflow_change = 0.0, inflow_swing = 0.0, outlet_area = 0.0, fastest = 0.0;
-  std::vector<const IoletSpec*> inlets, outlets;
-  double p_least = HUGE_VAL, p_largest = -HUGE_VAL;
-  int imposed = 0;
+OutflowShares outflow_shares(const std::vector<IoletSpec>& iolets) {
+  OutflowShares f;
+  double outlet_area = 0.0;
   for (const IoletSpec& s : iolets) {
     const double area = M_PI * s.radius * s.radius;
     if (s.condition == IoletSpec::Condition::velocity) {
@@ -454,32 +450,51 @@ CompressibilityEstimate estimate_compressibility(const std::vector<IoletSpec>& i
       // the same flow) or the uniform one; positive into the domain.
       const double peak = s.value_range()[1];
       if (peak <= 0.0) continue;
-      const double mean = s.profile == IoletSpec::Profile::uniform ? 1.0 : 0.5;
-      inflow += mean * peak * area;
-      inflow_change += mean * s.steepest_change() * area;
-      const auto r = s.value_range();  // the swing over time (from rest where a ramp starts it)
-      inflow_swing += mean * (s.ramp > 0.0 ? std::max(std::fabs(r[0]), std::fabs(r[1])) : r[1] - r[0]) * area;
-      fastest = std::max(fastest, peak);
-      inlets.push_back(&s);
+      f.inlets.push_back(&s);
+      f.per_speed.push_back((s.profile == IoletSpec::Profile::uniform ? 1.0 : 0.5) * area);
+      f.inflow += f.per_speed.back() * peak;
     } else {
-      outlets.push_back(&s);
+      f.outlets.push_back(&s);
       outlet_area += area;
-      if (s.is_windkessel()) continue;
-      const auto r = s.value_range();
-      p_least = std::min(p_least, r[0]), p_largest = std::max(p_largest, r[1]);
-      ++imposed;
     }
   }
+  for (const IoletSpec* o : f.outlets)
+    f.share.push_back(outlet_area > 0.0 ? f.inflow * M_PI * o->radius * o->radius / outlet_area : 0.0);
+  return f;
+}
+
+CompressibilityEstimate estimate_compressibility(const std::vector<IoletSpec>& iolets, const LatticeUnits& units) {
+  CompressibilityEstimate e;
+  const double mu = units.viscosity * units.density;
+  const OutflowShares flow = outflow_shares(iolets);
+  double inflow_change = 0.0, inflow_swing = 0.0, outlet_area = 0.0, fastest = 0.0;
+  for (std::size_t i = 0; i < flow.inlets.size(); ++i) {
+    const IoletSpec& s = *flow.inlets[i];
+    const double per_speed = flow.per_speed[i];
+    const auto r = s.value_range();  // the swing over time (from rest where a ramp starts it)
+    inflow_change += per_speed * s.steepest_change();
+    inflow_swing += per_speed * (s.ramp > 0.0 ? std::max(std::fabs(r[0]), std::fabs(r[1])) : r[1] - r[0]);
+    fastest = std::max(fastest, r[1]);
+  }
+  double p_least = HUGE_VAL, p_largest = -HUGE_VAL;
+  int imposed = 0;
+  for (const IoletSpec* o : flow.outlets) {
+    outlet_area += M_PI * o->radius * o->radius;
+    if (o->is_windkessel()) continue;
+    const auto r = o->value_range();
+    p_least = std::min(p_least, r[0]), p_largest = std::max(p_largest, r[1]);
+    ++imposed;
+  }
   double most = 0.0;
-  for (const IoletSpec* o : outlets) {
-    if (inlets.empty() || outlet_area <= 0.0) break;
+  for (std::size_t k = 0; k < flow.outlets.size(); ++k) {
+    const IoletSpec* o = flow.outlets[k];
+    if (flow.inlets.empty() || outlet_area <= 0.0) break;
     double length = HUGE_VAL;
-    for (const IoletSpec* i : inlets) {
+    for (const IoletSpec* i : flow.inlets) {
       const Vec d{o->center[0] - i->center[0], o->center[1] - i->center[1], o->center[2] - i->center[2]};
       length = std::min(length, std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
     }
-    const double share = inflow * M_PI * o->radius * o->radius / outlet_area;
-    const double viscous = phys::poiseuille_pressure_drop(mu, length, share, o->radius);
+    const double viscous = phys::poiseuille_pressure_drop(mu, length, flow.share[k], o->radius);
     // A column longer than the sound travels while the inflow changes is not pushed as
     // one: its pressure is then at most the water hammer's rho c_s dU (Joukowsky).
     const double c_s = units.dx / (units.dt * std::sqrt(3.0));

@@ -96,6 +96,19 @@ struct IoletSpec {
   const char* condition_name() const { return condition == Condition::velocity ? "velocity" : "pressure"; }
 };
 
+/// Where the iolets' peak inflow goes: the velocity iolets with a positive peak (`inlets`)
+/// bring the sum of their peak flow rates (mean velocity times disc area: half the
+/// centre-line value for a parabolic or Womersley profile, all of it for a uniform one),
+/// and every other iolet (`outlets`) takes a share in proportion to its disc's area. The
+/// one model of the outflow that estimate_compressibility and the local speed use.
+struct OutflowShares {
+  double inflow = 0.0;                     // m^3/s
+  std::vector<const IoletSpec*> inlets, outlets;
+  std::vector<double> share;               // m^3/s, per outlet
+  std::vector<double> per_speed;           // m^2, per inlet: its flow rate per m/s of its value
+};
+OutflowShares outflow_shares(const std::vector<IoletSpec>& iolets);
+
 /// The spread of lattice density a case's iolets make the flow need (physics/
 /// compressibility.hpp), before it runs: an order of magnitude, not a bound. Three parts:
 /// - outlet: the inflow (velocity iolets' peak flow rates) leaves through the pressure

@@ -126,28 +126,28 @@ class BoundariesPlugin final : public Plugin {
                         st.config.tables("geometry.obstacle").empty();
     if (st.comm.size() > 1 || !vessel) return;
     const mesh::SparseMesh& m = st.mesh;
-    double inflow = 0.0, outlet_area = 0.0;
-    std::vector<std::uint32_t> inlet_nodes;
-    std::vector<const IoletSpec*> outlets;
+    const OutflowShares flow = outflow_shares(specs_);
+    if (flow.inlets.empty() || flow.outlets.empty() || !(flow.inflow > 0.0)) return;
+    // Each iolet link class: an open face (no wall for the distance), and whose nodes are
+    // an inlet's (-2), an outlet's (its index) or neither (-1). One pass over the links.
     std::vector<bool> open_class(m.links.class_names.size(), false);
-    for (const IoletSpec& s : specs_) {
-      if (s.link_class >= 0 && std::size_t(s.link_class) < open_class.size()) open_class[std::size_t(s.link_class)] = true;
-      if (s.condition == IoletSpec::Condition::velocity) {
-        const double peak = s.value_range()[1];
-        if (peak <= 0.0) continue;
-        inflow += (s.profile == IoletSpec::Profile::uniform ? 1.0 : 0.5) * peak * M_PI * s.radius * s.radius;
-        for (std::size_t k = 0; k < m.links.size(); ++k)
-          if (int(m.links.link_class[k]) == s.link_class) inlet_nodes.push_back(m.links.node[k]);
-      } else {
-        outlets.push_back(&s);
-        outlet_area += M_PI * s.radius * s.radius;
-      }
+    std::vector<int> group(m.links.class_names.size(), -1);
+    auto mark = [&](const IoletSpec& s, int g) {
+      if (s.link_class < 0 || std::size_t(s.link_class) >= group.size()) return;
+      open_class[std::size_t(s.link_class)] = true;
+      if (g != -1) group[std::size_t(s.link_class)] = g;
+    };
+    for (const IoletSpec& s : specs_) mark(s, -1);  // a velocity iolet with no inflow is still open
+    for (const IoletSpec* s : flow.inlets) mark(*s, -2);
+    for (std::size_t o = 0; o < flow.outlets.size(); ++o) mark(*flow.outlets[o], int(o));
+    std::vector<std::uint32_t> inlet_nodes;
+    std::vector<std::vector<std::uint32_t>> outlet_nodes(flow.outlets.size());
+    for (std::size_t k = 0; k < m.links.size(); ++k) {
+      const std::size_t c = m.links.link_class[k];
+      if (c >= group.size() || group[c] == -1) continue;
+      (group[c] == -2 ? inlet_nodes : outlet_nodes[std::size_t(group[c])]).push_back(m.links.node[k]);
     }
-    if (inlet_nodes.empty() || outlets.empty() || !(outlet_area > 0.0)) return;
-    std::vector<std::vector<std::uint32_t>> outlet_nodes(outlets.size());
-    for (std::size_t k = 0; k < m.links.size(); ++k)
-      for (std::size_t o = 0; o < outlets.size(); ++o)
-        if (int(m.links.link_class[k]) == outlets[o]->link_class) outlet_nodes[o].push_back(m.links.node[k]);
+    if (inlet_nodes.empty()) return;
     const std::vector<float> distance = wall_distance(m, open_class);
     const std::vector<Passage> passages = narrowest_passages(m, distance, inlet_nodes, outlet_nodes);
     // Outlets behind the same passage share it: their flows add up there. The distance is
@@ -158,18 +158,18 @@ class BoundariesPlugin final : public Plugin {
     double fastest = 0.0, flow_there = 0.0;
     std::size_t at = 0;
     std::string names;
-    for (std::size_t o = 0; o < outlets.size(); ++o) {
+    for (std::size_t o = 0; o < flow.outlets.size(); ++o) {
       if (!(passages[o].radius > 0.0f)) continue;
-      double flow = 0.0;
+      double through = 0.0;
       std::string behind;
-      for (std::size_t p = 0; p < outlets.size(); ++p)
+      for (std::size_t p = 0; p < flow.outlets.size(); ++p)
         if (passages[p].node == passages[o].node) {
-          flow += inflow * outlets[p]->radius * outlets[p]->radius * M_PI / outlet_area;
-          behind += str(behind.empty() ? "'" : ", '", outlets[p]->name, "'");
+          through += flow.share[p];
+          behind += str(behind.empty() ? "'" : ", '", flow.outlets[p]->name, "'");
         }
       const double radius = (double(passages[o].radius) + 1.0) * m.dx;
-      const double peak = 2.0 * flow / (M_PI * radius * radius);  // Hagen-Poiseuille: twice the mean
-      if (peak > fastest) fastest = peak, at = o, names = behind, flow_there = flow;
+      const double peak = 2.0 * through / (M_PI * radius * radius);  // Hagen-Poiseuille: twice the mean
+      if (peak > fastest) fastest = peak, at = o, names = behind, flow_there = through;
     }
     if (!(fastest > 0.0)) return;
     const auto where = m.position(passages[at].node);
