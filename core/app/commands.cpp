@@ -187,8 +187,9 @@ void report_memory_here(const MemoryPlan& plan, bool cuda, const config::Config&
 }
 
 /// Takes the run's output folder before anything touches it (rank 0): its lock, the
-/// removal of what killed writes left, and the refusal of a fresh run over a checkpoint (a
-/// run that could be continued) without --overwrite. InputError or WriteError as it finds.
+/// removal of what killed writes left, and the refusal of a fresh run over another run's
+/// results (a checkpoint, snapshots, CSV series, a summary of steps taken) without
+/// --overwrite, so nothing is lost to a repeated command. InputError or WriteError.
 io::FolderLock take_output_folder(const RunOptions& run, const std::string& folder) {
   io::FolderLock lock = io::FolderLock::take(folder, run.case_path);
   if (const int n = io::remove_partial_writes(folder))
@@ -196,10 +197,17 @@ io::FolderLock take_output_folder(const RunOptions& run, const std::string& fold
                   folder));
   const std::filesystem::path checkpoint = std::filesystem::path(folder) / checkpoint_file_name;
   std::error_code ec;
-  if (run.restart.empty() && !run.overwrite && std::filesystem::exists(checkpoint, ec))
+  if (!run.restart.empty() || run.overwrite) return lock;
+  if (std::filesystem::exists(checkpoint, ec))
     throw InputError(str("the output folder '", folder, "' holds checkpoint.h5, a run that can be continued: continue it "
                          "with --restart ", folder, ", replace it (its results and checkpoint) with --overwrite, or "
                          "give this run another --output"));
+  if (const std::vector<std::string> found = io::results_in(folder); !found.empty()) {
+    std::string list;
+    for (const std::string& f : found) list += (list.empty() ? "" : ", ") + f;
+    throw InputError(str("the output folder '", folder, "' holds another run's results (", list,
+                         "): replace them with --overwrite, or give this run another --output"));
+  }
   return lock;
 }
 

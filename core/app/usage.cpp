@@ -80,9 +80,10 @@ Mach and Reynolds numbers (see hemoflow check --help).
                             wall_seconds, on any rank count; the run goes on to its end step
                             (run.steps or --steps), bitwise as if it had never stopped. In
                             its own output folder it continues the CSV series and snapshots.
-  --overwrite               replace the output folder's checkpoint (a run that could be
-                            continued), which a fresh run otherwise refuses; results without
-                            a checkpoint are replaced either way
+  --overwrite               replace another run's results in the output folder (snapshots,
+                            CSV series, summary, checkpoint), which a fresh run otherwise
+                            refuses; a run that failed before its first step is replaced
+                            without it
 
 The output folder is locked while the run lasts (.hemoflow.lock): a second run into it is
 refused, naming the first. Partial files of an interrupted write (*.tmp) are removed.

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <cstdlib>
 #include <system_error>
 
 #include "core/common/error.hpp"
@@ -88,6 +89,56 @@ bool holds_run(const std::string& folder) {
   for (const char* name : {"summary.json", "case.toml", "checkpoint.h5", "fields"})
     if (fs::exists(f / name, ec)) return true;
   return false;
+}
+
+namespace {
+
+/// The step count a summary.json says its run took: the `"steps": N` line JsonWriter
+/// writes (0 where the file cannot be read or has none).
+long long summary_steps(const fs::path& summary) {
+  std::ifstream in(summary);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto at = line.find("\"steps\":");
+    if (at == std::string::npos) continue;
+    return std::strtoll(line.c_str() + at + 8, nullptr, 10);
+  }
+  return 0;
+}
+
+/// Regular files below a folder (0 where it is missing).
+std::size_t files_below(const fs::path& dir) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_regular_file(ec)) ++n;
+  return n;
+}
+
+}  // namespace
+
+std::vector<std::string> results_in(const std::string& folder) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  const fs::path f(folder);
+  if (fs::exists(f / "checkpoint.h5", ec)) found.push_back("checkpoint.h5");
+  for (const char* dir : {"fields", "particles"})
+    if (const std::size_t n = files_below(f / dir)) found.push_back(str(dir, "/ (", n, n == 1 ? " file)" : " files)"));
+  std::size_t csv = 0;  // with a row under the header: a series begun
+  for (const auto& entry : fs::directory_iterator(f, ec)) {
+    if (entry.path().extension() != ".csv") continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    int lines = 0;
+    while (lines < 2 && std::getline(in, line)) ++lines;
+    if (lines >= 2) ++csv;
+  }
+  if (csv) found.push_back(str(csv, csv == 1 ? " CSV file" : " CSV files"));
+  if (fs::exists(f / "summary.json", ec))
+    if (const long long steps = summary_steps(f / "summary.json"); steps > 0)
+      found.push_back(str("summary.json of ", steps, steps == 1 ? " step" : " steps"));
+  return found;
 }
 
 }  // namespace hemo::io

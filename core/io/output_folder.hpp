@@ -3,6 +3,7 @@
 // an advisory lock held for the whole run, and the partial files of interrupted writes
 // removed before the run writes its own.
 #include <string>
+#include <vector>
 
 namespace hemo::io {
 
@@ -34,7 +35,14 @@ class FolderLock {
 int remove_partial_writes(const std::string& folder);
 
 /// Whether the folder holds anything a run writes (summary.json, case.toml, a checkpoint,
-/// fields/): another run's results.
+/// fields/): another run's files, results or not.
 bool holds_run(const std::string& folder);
+
+/// What of another run's results the folder holds, each as a person reads it
+/// ("checkpoint.h5", "fields/ (12 files)", "3 CSV files", "summary.json of 1000 steps"):
+/// what a fresh run would replace. Empty where nothing of value is there: no folder, an
+/// empty one, or the summary and case of a run that failed before its first step, which a
+/// corrected rerun may replace without --overwrite.
+std::vector<std::string> results_in(const std::string& folder);
 
 }  // namespace hemo::io

@@ -82,6 +82,7 @@ bool holds_previous_run(const std::string& dir) {
 /// probes, checkpoint, and the files of the plugins it loaded, whose names start with the
 /// plugin's: docs/plugin-guide.md), so files of two runs never mix; anything else is left
 /// alone. summary.json is left: the new run has already replaced it with its "running".
+/// It gets here with --overwrite, or where that run left no results (take_output_folder).
 void clear_previous_run(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;

@@ -28,7 +28,8 @@ ap.add_argument("--work", default="/tmp/kinetic_energy_check")
 a = ap.parse_args()
 
 case = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pipe.toml")
-subprocess.run([a.hemoflow, "run", case, "--quiet", "--backend", a.backend, "--output", a.work], check=True)
+subprocess.run([a.hemoflow, "run", case, "--quiet", "--backend", a.backend, "--output", a.work, "--overwrite"],
+               check=True)
 with open(os.path.join(a.work, "kinetic_energy.csv")) as f:
     rows = list(csv.DictReader(f))
 with open(os.path.join(a.work, "summary.json")) as f:

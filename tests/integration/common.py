@@ -11,12 +11,17 @@ import hemo_output  # noqa: E402,F401  (re-exported for the tests)
 
 
 def run_hemoflow(hemoflow, args, env=None, expect=0, launch=()):
-    """Runs `hemoflow args...` (after `launch`, e.g. [mpiexec, "-np", "2"]); fails the test
+    """Runs `hemoflow args...` (after `launch`, e.g. [mpiexec, "-np", "2"]), a fresh `run`
+    with --overwrite; fails the test
     with its output if the exit code differs (expect=None accepts any exit code; the caller
     looks at it)."""
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
+    # A test reruns into its own folders (and ctest reruns the test): a fresh run replaces
+    # what is there. io.output_folder tests the refusal without --overwrite itself.
+    if "run" in args and "--restart" not in args and "--overwrite" not in args:
+        args = [*args, "--overwrite"]
     p = subprocess.run([*launch, hemoflow, *args], capture_output=True, text=True, env=full_env, timeout=1800)
     if expect is not None and p.returncode != expect:
         print(p.stdout)

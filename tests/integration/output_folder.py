@@ -6,6 +6,10 @@
 - a stale checkpoint: a fresh run into a folder holding checkpoint.h5 (a run that can be
   continued) exits 2 and leaves the folder byte for byte as it was; with --overwrite it
   replaces the run, checkpoint included;
+- finished results: a fresh run into a folder holding another run's results without a
+  checkpoint (snapshots, CSV series, its summary) exits 2 naming them and leaves the folder
+  as it was; with --overwrite the old run's files go (a snapshot only it wrote included);
+  a run that failed before its first step may be rerun into its folder as it is;
 - a failed rerun: a run with bad input into a folder holding another run's results exits 2
   and leaves every file as it was (summary.json, case.toml); into a new folder it writes
   a summary.json that says why;
@@ -72,6 +76,28 @@ def main():
     ok &= check(over.returncode == 0 and not os.path.exists(os.path.join(busy, "checkpoint.h5"))
                 and summary(busy)["status"] == "ok" and summary(busy)["steps"] == 10,
                 "with --overwrite it replaces the run, checkpoint included")
+
+    # Finished results without a checkpoint.
+    done = os.path.join(a.work, "done")
+    first = run(done, "--steps", "20", "--set", "output.every=10", "--set", "checkpoint.final=false")
+    before = snapshot(done)
+    ok &= check(first.returncode == 0 and "checkpoint.h5" not in before
+                and any(f.startswith("fields") for f in before), "a finished run left snapshots and no checkpoint")
+    again = run(done, "--steps", "10")
+    print(again.stderr.strip()[:300])
+    ok &= check(again.returncode == 2 and "holds another run's results" in again.stderr and "fields/" in again.stderr
+                and "summary.json of 20 steps" in again.stderr and "--overwrite" in again.stderr,
+                "a fresh run over finished results exits 2 naming them and --overwrite")
+    ok &= check(snapshot(done) == before, "and leaves the folder byte for byte as it was")
+    over = run(done, "--steps", "10", "--overwrite", "--set", "output.every=0")
+    left = [f for f in snapshot(done) if f.startswith("fields") and "000020" in f]
+    ok &= check(over.returncode == 0 and summary(done)["steps"] == 10 and not left,
+                "with --overwrite the old run's files go (its step-20 snapshot too)")
+    failed = os.path.join(a.work, "failed_setup")
+    run(failed, "--steps", "10", "--set", "lattice.dx=-1")
+    fixed = run(failed, "--steps", "10")
+    ok &= check(fixed.returncode == 0 and summary(failed)["steps"] == 10,
+                "a run that failed before its first step is rerun into its folder without --overwrite")
 
     # A failed rerun.
     before = snapshot(busy)

@@ -136,7 +136,7 @@ def main():
     if a.mpiexec:
         import subprocess
         out = os.path.join(a.work, "anti_bounce_back_np2")
-        p = subprocess.run([a.mpiexec, "-np", "2", a.hemoflow, "run", a.case, "--quiet", "--output", out, *SMALL,
+        p = subprocess.run([a.mpiexec, "-np", "2", a.hemoflow, "run", a.case, "--quiet", "--output", out, "--overwrite", *SMALL,
                             *RULES["anti_bounce_back"]], capture_output=True, text=True,
                            env=dict(os.environ, **MPI_ENV), timeout=600)
         if p.returncode != 0:

@@ -31,6 +31,7 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
 
 def expect(cmd, code, pattern, label, extra_env=None):
     env = dict(os.environ, **MPI_ENV, **(extra_env or {}))
+    cmd = [*cmd, "--overwrite"]  # reruns into its own folders
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     out = p.stderr + p.stdout
     ok = p.returncode == code and re.search(pattern, out) is not None

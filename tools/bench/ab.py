@@ -70,7 +70,7 @@ def main():
 
     def run(build, out, steps, extra=(), unbound=False, options=()):
         cmd = [*mpi_launch(a.mpiexec, a.ranks, unbound), *options, os.path.join(build, "bin", "hemoflow"), "run", a.case,
-               "--quiet", "--progress", "never", "--backend", a.backend, "--steps", str(steps), "--output", out,
+               "--quiet", "--progress", "never", "--backend", a.backend, "--steps", str(steps), "--output", out, "--overwrite",
                *sets, *extra]
         return run_summary(cmd, out)
 

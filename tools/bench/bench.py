@@ -70,7 +70,7 @@ def run_hemoflow(a, geometry, out, backend, steps, precision="fp32", ordering="l
     case = os.path.join(ROOT, "cases", "bench", f"{geometry}.toml")
     dx = base_dx(case) * scale
     cmd = [a.hemoflow, "run", case, "--quiet", "--progress", "never", "--backend", backend, "--steps", str(steps),
-           "--output", out, "--set", f'run.precision="{precision}"', "--set", f'lattice.ordering="{ordering}"',
+           "--output", out, "--overwrite", "--set", f'run.precision="{precision}"', "--set", f'lattice.ordering="{ordering}"',
            "--set", f"lattice.dx={dx!r}", "--set", f"lb_bgk.block_size={block}",
            "--set", f'lb_bgk.collision="{collision}"', "--set", f'lattice.layout="{layout}"',
            "--set", f'lb_bgk.streaming="{streaming}"']

@@ -214,7 +214,7 @@ def step_time(hemoflow, case, steps, out, sets=(), backend="cuda"):
     summaries = []
     for n in (steps, 2 * steps):
         cmd = [hemoflow, "run", case, "--quiet", "--progress", "never", "--backend", backend, "--steps", str(n),
-               "--output", f"{out}_{n}", "--set", "output.final=false", "--set", f"run.check_every={n}"]
+               "--output", f"{out}_{n}", "--overwrite", "--set", "output.final=false", "--set", f"run.check_every={n}"]
         for kv in sets:
             cmd += ["--set", kv]
         summaries.append(run_summary(cmd, f"{out}_{n}"))
@@ -227,7 +227,7 @@ def steady_step_time(hemoflow, case, steps, out, sets=(), backend="cuda"):
     neither the set-up nor a backlog waited for inside the output phase (differenced's
     hazard) enters. Returns (ms, the run's summary)."""
     cmd = [hemoflow, "run", case, "--quiet", "--progress", "never", "--backend", backend, "--steps", str(steps),
-           "--output", out, "--set", "output.final=false", "--set", f"run.check_every={steps}"]
+           "--output", out, "--overwrite", "--set", "output.final=false", "--set", f"run.check_every={steps}"]
     for kv in sets:
         cmd += ["--set", kv]
     s = run_summary(cmd, out)

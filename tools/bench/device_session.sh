@@ -40,7 +40,7 @@ if command -v ncu >/dev/null; then
   timeout 300 ncu --kernel-name-base demangled --kernel-name regex:CollideStream --launch-skip 20 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
     "$bundle/bin/hemoflow" run cases/bench/box.toml --quiet --progress never --backend cuda --steps 30 \
-    --output /tmp/ncu_box > "$out/ncu_collide_stream.txt" 2>&1
+    --output /tmp/ncu_box --overwrite > "$out/ncu_collide_stream.txt" 2>&1
   grep -E "DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Theoretical Occupancy|Registers Per|Duration|Warp Cycles Per Issued" "$out/ncu_collide_stream.txt"
 fi
 

@@ -100,7 +100,7 @@ def main():
         steps = extra[extra.index("--steps") + 1]
         cmd = [os.path.abspath(a.hemoflow), "run", os.path.join(ROOT, case), "--quiet", "--backend", "cpu", *extra,
                "--set", 'run.precision="fp64"', "--set", f"checkpoint.every={steps}", "--set", "output.every=0",
-               "--output", out]
+               "--output", out, "--overwrite"]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             raise SystemExit(f"failed: {' '.join(cmd)}\n{p.stdout[-2000:]}{p.stderr[-2000:]}")

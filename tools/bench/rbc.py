@@ -90,7 +90,7 @@ def agreement(a):
         out = os.path.join(a.work, f"agree_{backend}")
         run(a.hemoflow, ["run", os.path.join(ROOT, "cases", "rbc_pipe.toml"), "--quiet", "--backend", backend,
                          "--steps", "300", "--set", "run.precision=\"fp64\"", "--set", "run.check_every=100",
-                         "--set", "output.every=0", "--output", out])
+                         "--set", "output.every=0", "--output", out, "--overwrite"])
         with open(os.path.join(out, "cells.csv")) as f:
             rows = list(csv.DictReader(f))
         with open(os.path.join(out, "summary.json")) as f:
@@ -110,7 +110,7 @@ def agreement_ranks(a, ranks):
         launch = [a.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(n)] if n > 1 else []
         run(a.hemoflow, ["run", os.path.join(ROOT, "cases", "rbc_pipe.toml"), "--quiet", "--backend", backend,
                          "--steps", "300", "--set", "run.precision=\"fp64\"", "--set", "run.check_every=100",
-                         "--set", "output.every=0", "--set", "rbc.verify_every=10", "--output", d], launch=launch)
+                         "--set", "output.every=0", "--set", "rbc.verify_every=10", "--output", d, "--overwrite"], launch=launch)
         with open(os.path.join(d, "cells.csv")) as f:
             rows = list(csv.DictReader(f))
         with open(os.path.join(d, "summary.json")) as f:
@@ -125,7 +125,7 @@ def timing(a, radius, length, ranks=1):
     out = os.path.join(a.work, f"tube_{radius}_{length}_np{ranks}")
     launch = [a.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks)] if ranks > 1 else []
     # Fenced: the split by phase needs each action's device time (run.fence_actions).
-    wall, log = run(a.hemoflow, ["run", case, "--backend", a.backend, "--output", out, "--set", "run.fence_actions=true"],
+    wall, log = run(a.hemoflow, ["run", case, "--backend", a.backend, "--output", out, "--overwrite", "--set", "run.fence_actions=true"],
                     launch=launch)
     with open(os.path.join(out, "summary.json")) as f:
         s = json.load(f)

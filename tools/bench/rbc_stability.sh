@@ -38,7 +38,7 @@ sed -e 's/shape = "pipe"/shape = "box"\nsize = [40.0e-6, 40.0e-6, 40.0e-6]/' -e 
     -e 's/periodic = \["x"\]/periodic = ["x", "y", "z"]/' "$work/tube.toml" > "$work/box.toml"
 run() { local label=$1 case=$2; shift 2
   "$hemoflow" run "$work/$case.toml" "$@" --backend "$backend" --quiet --set run.check_every=2000 \
-    --output "$work/$label" > "$work/$label.log" 2>&1
+    --output "$work/$label" --overwrite > "$work/$label.log" 2>&1
   echo "$label exit $? $(awk -F, 'NR>1 && $1%6000==0 {printf "%s:%.2e ", $1, $11}' "$work/$label/cells.csv")"
 }
 run tube tube

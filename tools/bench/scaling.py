@@ -78,7 +78,7 @@ CELL_GROUPS = {  # as tools/bench/rbc.py's scaling page
 
 def run(a, ranks, case, out, steps, extra=(), unbound=False):
     cmd = [*mpi_launch(a.mpiexec, ranks, unbound), os.path.join(a.build, "bin", "hemoflow"), "run", case, "--quiet",
-           "--progress", "never", "--backend", a.backend, "--steps", str(steps), "--output", out,
+           "--progress", "never", "--backend", a.backend, "--steps", str(steps), "--output", out, "--overwrite",
            # --fence-actions: each action's device time in the table by group (as measured before
            # 2026-11-26, f2b4979 included); without, the default scheduling that users run.
            "--set", f"run.fence_actions={'true' if a.fence_actions else 'false'}",

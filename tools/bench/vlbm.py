@@ -60,7 +60,7 @@ def main():
         for model, select in MODELS.items():
             out = os.path.join(a.work, f"{os.path.basename(case)[:-5]}_{model}")
             cmd = [hemoflow, "run", os.path.join(ROOT, "cases", case), "--quiet", "--progress", "never", "--backend",
-                   "cuda", "--steps", str(a.steps), "--output", out, "--set", 'run.precision="fp32"']
+                   "cuda", "--steps", str(a.steps), "--output", out, "--overwrite", "--set", 'run.precision="fp32"']
             for o in select + extra:
                 cmd += ["--set", o]
             print("  $", " ".join(cmd), flush=True)

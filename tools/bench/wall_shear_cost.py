@@ -58,7 +58,7 @@ def run_sampling(a):
     for k in [int(x) for x in a.sampling.split(",")]:
         out = f"{a.work}/sampling_{k}"
         cmd = [a.hemoflow, "run", os.path.join(ROOT, "cases", "aorta.toml"), "--quiet", "--progress", "never",
-               "--backend", a.backend, "--steps", str(a.sampling_steps), "--output", out,
+               "--backend", a.backend, "--steps", str(a.sampling_steps), "--output", out, "--overwrite",
                "--set", 'run.plugins=["lb_bgk","lb_vlbm","boundaries","wall_shear"]', "--set", "output.final=false",
                "--set", f"run.check_every={a.sampling_steps}", "--set", "wall_shear.every=0",
                "--set", f"wall_shear.sample_every={k}"]

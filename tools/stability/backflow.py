@@ -42,7 +42,7 @@ def analyse(out):
 def run(a, operator, beta, extra):
     name = f"{operator}_beta{beta:g}"
     out = os.path.join(a.work, name)
-    cmd = [a.hemoflow, "run", CASE, "--quiet", "--progress", "never", "--output", out, "--backend", a.backend,
+    cmd = [a.hemoflow, "run", CASE, "--quiet", "--progress", "never", "--output", out, "--overwrite", "--backend", a.backend,
            "--set", f'lb_bgk.collision="{operator}"', "--set", f"boundaries.iolet.1.backflow_stabilization={beta}",
            # TRT at the jet's grid Reynolds number (16.7) is past what hemoflow accepts by
            # default (docs/stability.md); this study runs it to see how it fails.

@@ -85,7 +85,7 @@ class Runner:
         dx, tau, velocity, steps, ramp = self.lattice(geometry, nodes, mach, re)
         out = os.path.join(self.a.work, f"{geometry}_{operator}_M{mach}_N{nodes}_k{k}")
         cmd = [self.a.hemoflow, "run", os.path.join(HERE, GEOMETRIES[geometry][0]), "--quiet", "--progress", "never",
-               "--output", out, "--backend", self.a.backend, "--steps", str(steps),
+               "--output", out, "--overwrite", "--backend", self.a.backend, "--steps", str(steps),
                "--set", f"lattice.dx={dx!r}", "--set", f"lattice.tau={tau!r}",
                *operator_sets(operator),
                "--set", f"boundaries.iolet.0.velocity={velocity!r}", "--set", f"boundaries.iolet.0.ramp={ramp!r}"]

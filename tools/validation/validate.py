@@ -223,7 +223,7 @@ class Context:
 
     def run(self, case, out, *args):
         path = os.path.join(ROOT, "cases", case)
-        cmd = [self.hemoflow, "run", path, "--quiet", "--output", out, "--backend", self.backend, *args]
+        cmd = [self.hemoflow, "run", path, "--quiet", "--output", out, "--overwrite", "--backend", self.backend, *args]
         if self.collision:
             cmd += ["--set", f'lb_bgk.collision="{self.collision}"']
         for kv in self.sets:
