@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/common/text.hpp"
 #include "core/io/series_csv.hpp"
 
 namespace hemo::io {
@@ -38,8 +39,10 @@ Probe::Probe(const std::string& output_dir, ProbeSpec spec, std::vector<ProbeSam
   // output; create it rather than fail on a fresh run.
   std::error_code ec;
   std::filesystem::create_directories(output_dir, ec);
+  // Each column's SI unit in its name, as iolets.csv does.
   out_ = open_series_csv(path_,
-                         line ? "step,time,s,x,y,z,density,pressure,ux,uy,uz" : "step,time,x,y,z,density,pressure,ux,uy,uz",
+                         str("step,time_s,", line ? "s_m," : "",
+                             "x_m,y_m,z_m,density_kg_m3,pressure_Pa,ux_m_per_s,uy_m_per_s,uz_m_per_s"),
                          continue_after);
   if (!*out_) throw std::runtime_error("cannot write probe file " + path_);
 }

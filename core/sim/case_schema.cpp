@@ -107,8 +107,9 @@ void declare_core_schema(config::Schema& schema) {
       .default_value(std::string("float64"))
       .boolean("final", "Write the fields after the last step")
       .default_value(true);
-  schema.table_array("output.probe", "core", "Point and line probes, written to <output>/<name>.csv with the columns step, time (s), s (m along a line "
-                     "probe), x, y, z (m), density (kg/m^3), pressure (Pa, gauge), ux, uy, uz (m/s)")
+  schema.table_array("output.probe", "core", "Point and line probes, written to <output>/<name>.csv with the columns step, time_s, s_m (the "
+                     "distance along a line probe), x_m, y_m, z_m, density_kg_m3, pressure_Pa (gauge), ux_m_per_s, "
+                     "uy_m_per_s, uz_m_per_s: each name ends in its SI unit")
       .string("name", "File name of the probe (letters, digits, '_' and '-')")
       .required()
       .string("type", "'point' or 'line'")

@@ -44,9 +44,11 @@ def main():
     ok &= check(all(f"step_{n:08d}.h5" in collection for n in steps), "fields.xmf lists every snapshot")
     with open(os.path.join(out, "profile.csv")) as f:
         rows = list(csv.DictReader(f))
-    ok &= check(rows and list(rows[0].keys())[:6] == ["step", "time", "s", "x", "y", "z"], "profile.csv header")
+    ok &= check(rows and list(rows[0].keys()) == ["step", "time_s", "s_m", "x_m", "y_m", "z_m", "density_kg_m3",
+                                                  "pressure_Pa", "ux_m_per_s", "uy_m_per_s", "uz_m_per_s"],
+                "profile.csv header: each column's unit in its name")
     ok &= check({int(r["step"]) for r in rows} == set(range(104, 501, 104)), "profile recorded every 104 steps")
-    ok &= check(all(abs(float(r["y"])) <= 5e-4 for r in rows), "probe positions in metres inside the pipe")
+    ok &= check(all(abs(float(r["y_m"])) <= 5e-4 for r in rows), "probe positions in metres inside the pipe")
     ok &= check(not any(n.endswith(".tmp") for n in os.listdir(out)), "no temporary files left")
     case = hemo_output.case(out)
     ok &= check(case["output"]["every"] == 200, "case.toml records the --set overrides")

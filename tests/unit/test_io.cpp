@@ -371,7 +371,7 @@ TEST_CASE("Probe writes CSV for point and line probes") {
     // Rows are on disk as soon as record returns.
     const auto lines = lines_of(slurp(dir.path / "inlet.csv"));
     REQUIRE(lines.size() == 2);
-    CHECK(lines[0] == "step,time,x,y,z,density,pressure,ux,uy,uz");
+    CHECK(lines[0] == "step,time_s,x_m,y_m,z_m,density_kg_m3,pressure_Pa,ux_m_per_s,uy_m_per_s,uz_m_per_s");
     CHECK(lines[1] == "10,0.5,0.001,0.002,0.0025,1000,12.5,0.1,-0.2,0.3333333333");
     p.record(20, 1.0, {{999.5}, {-1e-12}, {{0, 0, 0}}});
     CHECK(lines_of(slurp(dir.path / "inlet.csv")).back() ==
@@ -392,7 +392,7 @@ TEST_CASE("Probe writes CSV for point and line probes") {
     p.record(5, 0.125, {{1.0, 2.0}, {3.0, 4.0}, {{1, 2, 3}, {4, 5, 6}}});
     const auto lines = lines_of(slurp(dir.path / "axis.csv"));
     REQUIRE(lines.size() == 3);
-    CHECK(lines[0] == "step,time,s,x,y,z,density,pressure,ux,uy,uz");
+    CHECK(lines[0] == "step,time_s,s_m,x_m,y_m,z_m,density_kg_m3,pressure_Pa,ux_m_per_s,uy_m_per_s,uz_m_per_s");
     CHECK(lines[1] == "5,0.125,0,0,0,0,1,3,1,2,3");
     CHECK(lines[2] == "5,0.125,0.0099,0,0,0.01,2,4,4,5,6");
   }

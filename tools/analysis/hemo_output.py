@@ -52,10 +52,12 @@ def iolet_flows(out_dir, record=-1):
 
 
 def probe(out_dir, name):
-    """Rows of a probe CSV as a dict of numpy columns."""
+    """Rows of a probe CSV as a dict of numpy columns, keyed by the columns' names without
+    their units (time_s -> time, ux_m_per_s -> ux, pressure_Pa -> pressure)."""
     with open(os.path.join(out_dir, f"{name}.csv")) as f:
         rows = list(csv.DictReader(f))
-    return {k: np.array([float(r[k]) for r in rows]) for k in rows[0]}
+    bare = lambda k: re.sub(r"_(m_per_s|kg_m3|Pa|m|s)$", "", k)  # noqa: E731
+    return {bare(k): np.array([float(r[k]) for r in rows]) for k in rows[0]}
 
 
 def surface_statistics(out_dir):

@@ -56,7 +56,7 @@ def levels(reduced):
 def probe(out, name):
     path = os.path.join(out, name + ".csv")
     d = np.genfromtxt(path, delimiter=",", names=True)
-    return d["time"], d["pressure"], float(d["x"][0])
+    return d["time_s"], d["pressure_Pa"], float(d["x_m"][0])
 
 
 def reflection(short, long_):
