@@ -428,6 +428,14 @@ std::array<double, 2> IoletSpec::value_range() const {
   }
 }
 
+double IoletSpec::lasting_value() const {
+  switch (time) {
+    case Time::csv: return periodic ? series->mean() : series->at(series->last_time(), false);
+    case Time::windkessel: return 0.0;
+    default: return value;  // constant, and a sine about its value
+  }
+}
+
 double IoletSpec::steepest_change() const {
   double s = 0.0;
   if (time == Time::sinusoidal) s = std::fabs(amplitude) * 2.0 * M_PI / period;
@@ -453,6 +461,7 @@ OutflowShares outflow_shares(const std::vector<IoletSpec>& iolets) {
       f.inlets.push_back(&s);
       f.per_speed.push_back((s.profile == IoletSpec::Profile::uniform ? 1.0 : 0.5) * area);
       f.inflow += f.per_speed.back() * peak;
+      f.lasting_inflow += f.per_speed.back() * s.lasting_value();
     } else {
       f.outlets.push_back(&s);
       outlet_area += area;

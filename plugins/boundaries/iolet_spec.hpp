@@ -93,6 +93,10 @@ struct IoletSpec {
   /// the largest |d value / dt| (the ramp's included); 0 for a Windkessel iolet's.
   std::array<double, 2> value_range() const;
   double steepest_change() const;
+  /// The value the iolet imposes on average once started (m/s or Pa, the ramp done): a
+  /// constant's, a sine's mean, a periodic CSV's mean over its period, a CSV's last value
+  /// (which it then holds); 0 for a Windkessel iolet.
+  double lasting_value() const;
   const char* condition_name() const { return condition == Condition::velocity ? "velocity" : "pressure"; }
 };
 
@@ -103,6 +107,7 @@ struct IoletSpec {
 /// one model of the outflow that estimate_compressibility and the local speed use.
 struct OutflowShares {
   double inflow = 0.0;                     // m^3/s
+  double lasting_inflow = 0.0;             // m^3/s: the inlets' lasting_value flows
   std::vector<const IoletSpec*> inlets, outlets;
   std::vector<double> share;               // m^3/s, per outlet
   std::vector<double> per_speed;           // m^2, per inlet: its flow rate per m/s of its value

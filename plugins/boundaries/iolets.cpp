@@ -457,6 +457,7 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
   // the values after initialise, before the first step.
   windkessel_.resize(specs_.size());
   ParticleTable* state = nullptr;
+  const OutflowShares expected = outflow_shares(specs_);
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     if (!specs_[i].has_state()) continue;
     if (!state) state = &st.fields.declare_particle_table("windkessel", "boundaries", 1);
@@ -480,9 +481,7 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
       continue;
     }
     Windkessel& w = windkessel_[i];
-    w.capacitor_pressure = specs_[i].is_absorbing() ? specs_[i].value_at(0.0) : specs_[i].windkessel_initial;
     w.outflow = w.previous_outflow = 0.0;
-    w.pressure = w.capacitor_pressure;  // p = p_c + R_p Q with Q = 0
     // The damped coupling's impedance (physics/windkessel.hpp): coupling_share (a quarter
     // by default) of the lattice's acoustic impedance rho_0 c_s / A at the outlet, with
     // A = pi r^2 the iolet disc's area (not the area its links cover on the staircase:
@@ -501,11 +500,23 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
                   : specs_[i].windkessel;
     const phys::WindkesselRCR& m = w.model;
     if (specs_[i].is_absorbing()) {
+      // Q_mean starts at the flow the outlet is expected to carry (physics/windkessel.hpp,
+      // expected_outflow): its area share of the velocity iolets' lasting inflow.
+      double share = 0.0;
+      for (std::size_t k = 0; k < expected.outlets.size(); ++k)
+        if (expected.outlets[k] == &specs_[i] && expected.inflow > 0.0)
+          share = expected.share[k] * expected.lasting_inflow / expected.inflow;
+      w.capacitor_pressure = phys::absorbing_start(m, share);
+      w.pressure = w.capacitor_pressure;  // p = p_c + R_p Q with Q = 0
       log::info(str("iolet '", specs_[i].name, "': absorbing pressure outlet, p + Z (Q - Q_mean) with Z = rho c_s / (pi r^2) = ",
                     fmt_g(acoustic, 4), " Pa s/m^3 (the lattice's characteristic impedance) and Q_mean over ",
-                    fmt_g(specs_[i].absorbing_time, 4), " s; damped coupling k = ", fmt_g(m.resistance_proximal / w.impedance, 4)));
+                    fmt_g(specs_[i].absorbing_time, 4), " s, from ", fmt_g(share, 4),
+                    " m^3/s (its area share of the inflow); damped coupling k = ",
+                    fmt_g(m.resistance_proximal / w.impedance, 4)));
       continue;
     }
+    w.capacitor_pressure = specs_[i].windkessel_initial;
+    w.pressure = w.capacitor_pressure;  // p = p_c + R_p Q with Q = 0
     log::info(str("iolet '", specs_[i].name, "': Windkessel (RCR) outlet, R_p = ", fmt_g(m.resistance_proximal, 4),
                   " Pa s/m^3, C = ", fmt_g(m.compliance, 4), " m^3/Pa, R_d = ", fmt_g(m.resistance_distal, 4),
                   " Pa s/m^3 (R_d C = ", fmt_g(m.time_constant(), 4), " s), p_d = ", fmt_g(m.pressure_distal, 4),

@@ -141,6 +141,12 @@ TimeSeries TimeSeries::from_points(std::vector<double> t, std::vector<double> v)
 
 double TimeSeries::least() const { return *std::min_element(v_.begin(), v_.end()); }
 double TimeSeries::largest() const { return *std::max_element(v_.begin(), v_.end()); }
+double TimeSeries::mean() const {
+  double area = 0.0;
+  for (std::size_t k = 1; k < t_.size(); ++k) area += 0.5 * (v_[k] + v_[k - 1]) * (t_[k] - t_[k - 1]);
+  return area / (t_.back() - t_.front());
+}
+
 double TimeSeries::steepest() const {
   double s = 0.0;
   for (std::size_t k = 1; k < t_.size(); ++k) s = std::max(s, std::fabs(v_[k] - v_[k - 1]) / (t_[k] - t_[k - 1]));

@@ -41,6 +41,9 @@ class TimeSeries {
   double largest() const;
   /// The largest |dv/dt| between two consecutive points.
   double steepest() const;
+  /// The mean of the linearly interpolated series over [first_time, last_time] (the
+  /// trapezoid rule, exact for it): a periodic series' mean over its period.
+  double mean() const;
 
  private:
   std::vector<double> t_, v_;

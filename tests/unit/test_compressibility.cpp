@@ -88,3 +88,24 @@ TEST_CASE("estimate_compressibility: a straight pipe's drop, two outlets sharing
     CHECK(fast.inertial_dp == doctest::Approx(u.density * c_s * 0.5 * 0.04));  // swing 2 x 0.02 at the centre line
   }
 }
+
+TEST_CASE("outflow_shares: the lasting inflow of constant, sine and CSV inlets, split by outlet area") {
+  using C = IoletSpec::Condition;
+  const double R = 0.002, area = M_PI * R * R;
+  IoletSpec steady = iolet("steady", C::velocity, -0.05, R, 0.04);  // parabolic: half the centre line
+  steady.ramp = 0.01;
+  IoletSpec sine = iolet("sine", C::velocity, -0.05, R, 0.04);
+  sine.time = IoletSpec::Time::sinusoidal, sine.amplitude = 0.02, sine.period = 1.0;
+  IoletSpec pulse = iolet("pulse", C::velocity, -0.05, R, 0.0);  // a triangle over 1 s: mean 0.02
+  pulse.time = IoletSpec::Time::csv, pulse.periodic = true;
+  pulse.series = hemo::boundaries::TimeSeries::from_points({0.0, 0.5, 1.0}, {0.0, 0.04, 0.0});
+  IoletSpec held = pulse;  // not periodic: it ends holding its last value
+  held.periodic = false, held.series = hemo::boundaries::TimeSeries::from_points({0.0, 0.5}, {0.0, 0.03});
+  const auto f = hemo::boundaries::outflow_shares({steady, sine, pulse, held, iolet("a", C::pressure, 0.05, R, 0.0),
+                                                   iolet("b", C::pressure, 0.05, 2 * R, 0.0)});
+  CHECK(f.lasting_inflow == doctest::Approx(0.5 * area * (0.04 + 0.04 + 0.02 + 0.03)));
+  CHECK(f.inflow == doctest::Approx(0.5 * area * (0.04 + 0.06 + 0.04 + 0.03)));  // the peaks
+  REQUIRE(f.share.size() == 2);
+  CHECK(f.share[1] == doctest::Approx(4.0 * f.share[0]));  // by area
+  CHECK(f.share[0] + f.share[1] == doctest::Approx(f.inflow));
+}
