@@ -15,7 +15,7 @@ install(TARGETS hemo_core EXPORT hemoflowTargets LIBRARY DESTINATION ${HEMOFLOW_
 
 # The public headers: the plugin API (core/plugin/plugin_api.hpp) and what a plugin may
 # use with it. Headers named *_detail.hpp are private to their folder's sources
-# (config/toml_detail.hpp needs toml++); core/app, core/partition and the rest of core/sim
+# (config/toml_detail.hpp needs toml++); core/app, core/partition, core/setup and the rest of core/sim
 # are the executable's. No public header needs toml++, SCOTCH, MPI or Boost; hdf5.h is
 # needed by core/io/hdf5_file.hpp alone (find_package(hemoflow COMPONENTS HDF5)).
 set(HEMOFLOW_PUBLIC_HEADERS

@@ -26,6 +26,8 @@
 #include "core/io/json.hpp"
 #include "core/io/write_failure.hpp"
 #include "core/partition/brick_partition.hpp"
+#include "core/setup/flow_numbers.hpp"
+#include "core/setup/layout_choice.hpp"
 #include "core/sim/case_schema.hpp"
 #include "core/sim/checkpoint.hpp"
 #include "core/sim/output_actions.hpp"
@@ -335,46 +337,26 @@ void Simulation::build_mesh_of_this_rank() {
 mesh::Layout Simulation::choose_layout() {
   const std::string asked = config_.string("lattice.layout");
   if (asked != "auto") return mesh::layout_from_string(asked);
-  // "auto": bricks where they were measured faster: on the GPU, since the warp's shared
-  // pull sources (e6fd289), at every fill timed, 0.815 to 0.931 on the patient aorta with
-  // fp32 (1.09x to 1.29x the node list) and fp16s (1.12x to 1.18x; docs/layout_fill.md,
-  // H100, 5971eca), and at 1.0 (the box); on the CPU slower. So on the GPU at a fill of
-  // at least 0.81 (the lowest timed), where their constraints allow; the node list
-  // otherwise. Every rank decides alike (sums).
-  const char* why = nullptr;
+  // The rule and its measurements: core/setup/layout_choice.hpp. Every rank decides alike
+  // (the fill's counts are summed).
+  const bool several = comm_->size() > 1;
+  std::string why = setup::bricks_excluded(config_.string("run.backend") == "cuda", periodic_, voxels_.dims, several,
+                                           config_.integer("partition.brick"));
   double fill = 0.0;
-  if (config_.string("run.backend") != "cuda") why = "the CPU backend";
-  for (int d = 0; d < 3 && !why; ++d)
-    if (periodic_[d] && voxels_.dims[d] % mesh::brick_edge) why = "a periodic axis that is not a multiple of 4 voxels";
-  if (!why && comm_->size() > 1 && config_.integer("partition.brick") % mesh::brick_edge) why = "partition.brick";
-  if (!why) {
-    // The fill: fluid voxels / (64 x bricks holding fluid), this rank's owned voxels (each
-    // 4^3 brick has one owner), summed over the ranks; brick by brick over the window.
-    std::uint64_t fluid = 0, bricks = 0;
-    const auto& w = voxels_.window;
-    const int e = mesh::brick_edge;
-    for (int bk = w.lo[2] / e; bk * e < w.lo[2] + w.extent[2]; ++bk)
-      for (int bj = w.lo[1] / e; bj * e < w.lo[1] + w.extent[1]; ++bj)
-        for (int bi = w.lo[0] / e; bi * e < w.lo[0] + w.extent[0]; ++bi) {
-          std::uint64_t in_brick = 0;
-          for (int k = bk * e; k < (bk + 1) * e; ++k)
-            for (int j = bj * e; j < (bj + 1) * e; ++j)
-              for (int i = bi * e; i < (bi + 1) * e; ++i) {
-                if (!w.contains(i, j, k) || !voxels_.fluid[std::size_t(voxels_.index(i, j, k))]) continue;
-                if (comm_->size() > 1 && brick_owner_[std::size_t(bricks_.brick_of_voxel(i, j, k))] != comm_->rank()) continue;
-                ++in_brick;
-              }
-          fluid += in_brick;
-          bricks += in_brick > 0;
-        }
-    std::vector<std::uint64_t> counts{fluid, bricks};
+  if (why.empty()) {
+    const setup::BrickFill mine = setup::count_brick_fill(voxels_, [&](int i, int j, int k) {
+      return !several || brick_owner_[std::size_t(bricks_.brick_of_voxel(i, j, k))] == comm_->rank();
+    });
+    std::vector<std::uint64_t> counts{mine.fluid, mine.bricks};
     comm_->sum(counts);
-    fill = counts[1] ? double(counts[0]) / double(64 * counts[1]) : 0.0;
-    if (fill < 0.81) why = "a fill below 0.81";
+    fill = setup::BrickFill{counts[0], counts[1]}.fill();
+    why = setup::fill_excludes_bricks(fill);
   }
-  log::info(str("mesh: lattice.layout = \"auto\" chose ", why ? "the node list" : "bricks", why ? str(" (", why, ")") : "",
+  const bool bricks = why.empty();
+  log::info(str("mesh: lattice.layout = \"auto\" chose ", bricks ? "bricks" : "the node list",
+                bricks ? "" : str(" (", why, ")"),
                 fill > 0 ? str("; bricks of 4^3 would be filled to ", fmt_f(fill, 3)) : ""));
-  return why ? mesh::Layout::nodes : mesh::Layout::bricks;
+  return bricks ? mesh::Layout::bricks : mesh::Layout::nodes;
 }
 
 std::string run_output_dir(const RunOptions& options) {
@@ -604,13 +586,10 @@ void Simulation::derive_flow_numbers(const std::vector<VelocityScale>& velocity_
   candidates.push_back({std::sqrt(u0[0] * u0[0] + u0[1] * u0[1] + u0[2] * u0[2]), "initial.velocity"});
   const auto g = config_.vec3("forcing.acceleration");
   const double gmag = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
-  if (gmag > 0.0) {
-    const bool pipe = config_.string("geometry.shape") != "box";  // pipes and vessel trees
-    // Pipe: g R^2 / (4 nu) with R = L/2; channel between plates L apart: g L^2 / (8 nu).
-    const double L = geometry_length;
-    candidates.push_back({gmag * L * L / ((pipe ? 16.0 : 8.0) * units_.viscosity),
+  if (gmag > 0.0)
+    candidates.push_back({setup::poiseuille_centre_velocity(gmag, geometry_length, units_.viscosity,
+                                                            config_.string("geometry.shape") != "box"),
                           "Poiseuille estimate from forcing.acceleration"});
-  }
   const VelocityScale* chosen = nullptr;
   if (config_.has("flow.reference_velocity")) {
     flow_.velocity = config_.real("flow.reference_velocity");
@@ -633,12 +612,7 @@ void Simulation::derive_flow_numbers(const std::vector<VelocityScale>& velocity_
     flow_.length_source = chosen->length_source;
   } else {
     flow_.length = geometry_length;
-    const std::string shape = config_.string("geometry.shape");
-    flow_.length_source = shape == "pipe"     ? "pipe diameter"
-                          : shape == "tree"   ? "root vessel diameter"
-                          : shape == "stl"    ? "diameter of the largest inscribed ball"
-                          : shape == "voxels" ? "the voxel file's characteristic length"
-                                              : "smallest box edge";
+    flow_.length_source = setup::geometry_length_source(config_.string("geometry.shape"));
   }
   flow_.u_lattice = units_.velocity_to_lattice(flow_.velocity);
   flow_.mach = flow_.u_lattice * std::sqrt(3.0);
