@@ -28,6 +28,7 @@
 #include "core/partition/brick_partition.hpp"
 #include "core/setup/flow_numbers.hpp"
 #include "core/setup/layout_choice.hpp"
+#include "core/setup/resources.hpp"
 #include "core/sim/case_schema.hpp"
 #include "core/sim/checkpoint.hpp"
 #include "core/sim/output_actions.hpp"
@@ -48,30 +49,7 @@ class StreamClock final : public DeviceClock {
 };
 }  // namespace
 
-
 namespace {
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
-  return "unknown CPU";
-}
-
-/// A run never allocates a voxel map larger than 2^31 voxels (32-bit voxel indices in the
-/// mesh build), nor one that does not fit in the memory available now: a voxel takes
-/// 1 byte of fluid flag, 4 of solid fraction (STL, VLBM) and 4 of the mesh build's
-/// voxel -> node map (over the bounding box of the rank's nodes: the whole box at worst). Beyond it, a coarser dx is needed; the geometry says which.
-std::int64_t voxel_limit() {
-  constexpr std::int64_t index_limit = std::int64_t(1) << 31;
-  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return index_limit;
-  return std::min(index_limit, std::int64_t(pages) * std::int64_t(page) / 9);
-}
 
 /// Whether the folder holds an earlier run's files (its summary or its snapshots' index).
 bool holds_previous_run(const std::string& dir) {
@@ -207,7 +185,7 @@ void Simulation::build_geometry() {
   // it, checked as they are chosen.
   const bool many = comm_->size() > 1;
   geometry::Geometry geometry(config_.section("geometry"), units_.dx,
-                              many ? std::numeric_limits<std::int64_t>::max() : voxel_limit());
+                              many ? std::numeric_limits<std::int64_t>::max() : setup::voxel_limit());
   const std::array<int, 3> dims = geometry.frame().dims;
   if (first_step_ > 0 && restart_.dims != dims)
     throw InputError(str(restart_file_, ": the checkpoint's voxel box is ", restart_.dims[0], " x ", restart_.dims[1], " x ",
@@ -236,9 +214,9 @@ void Simulation::partition_bricks(geometry::Geometry& geometry) {
   // Pass 1: each rank voxelizes its share of the layers of bricks, one layer at a time,
   // and counts the fluid voxels per brick; no rank holds more than one layer.
   const std::int64_t layer_voxels = std::int64_t(dims[0]) * dims[1] * std::min(edge, dims[2]);
-  if (layer_voxels > voxel_limit())
+  if (layer_voxels > setup::voxel_limit())
     throw InputError(str("partition: a layer of bricks (", dims[0], " x ", dims[1], " x ", std::min(edge, dims[2]),
-                         " voxels) does not fit in memory (limit ", voxel_limit(),
+                         " voxels) does not fit in memory (limit ", setup::voxel_limit(),
                          " voxels); make partition.brick smaller or lattice.dx larger"));
   const int layers = bricks.dims[2], ranks = comm_->size(), rank = comm_->rank();
   geometry::VoxelTally tally = geometry.tally();
@@ -280,9 +258,9 @@ void Simulation::partition_bricks(geometry::Geometry& geometry) {
 geometry::VoxelWindow Simulation::window_of_this_rank(const std::array<int, 3>& dims) const {
   const geometry::VoxelWindow w =
       partition::windows_of_parts(bricks_, brick_owner_, comm_->size(), dims, periodic_)[std::size_t(comm_->rank())];
-  if (w.count() > voxel_limit())
+  if (w.count() > setup::voxel_limit())
     throw InputError(str("partition: rank ", comm_->rank(), "'s part of the geometry spans ", w.extent[0], " x ",
-                         w.extent[1], " x ", w.extent[2], " voxels, more than fit in memory (limit ", voxel_limit(),
+                         w.extent[1], " x ", w.extent[2], " voxels, more than fit in memory (limit ", setup::voxel_limit(),
                          "); run on more ranks or make lattice.dx larger"));
   return w;
 }
@@ -668,29 +646,12 @@ void Simulation::plan_run() {
                 " memory", comm_->size() > 1 ? " on this rank" : "", " (", plan_.describe_largest(4), ")"));
 }
 
-namespace {
-
-/// The ranks of this run on this machine: they share its memory (and its GPUs). From the
-/// launcher's environment (Open MPI, MPICH/Hydra, Slurm), or every rank where the ranks
-/// are threads of this process; 1 when nothing says.
-int ranks_on_this_node(const comm::Communicator& comm) {
-  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"})
-    if (const char* v = std::getenv(name)) {
-      const int n = std::atoi(v);
-      if (n > 0) return std::min(n, comm.size());
-    }
-  if (comm.describe().rfind("in-process", 0) == 0) return comm.size();
-  return 1;
-}
-
-}  // namespace
-
 void Simulation::check_memory() {
   MemoryContext context;
   context.rank = comm_->rank();
   context.ranks = comm_->size();
   context.dx = units_.dx;
-  const int local = ranks_on_this_node(*comm_);
+  const int local = setup::ranks_on_this_node(comm_->size(), comm_->describe().rfind("in-process", 0) == 0);
   const std::uint64_t user = memory_limit_from_environment();
   if (space_ == exec::Space::cuda) {
     const int device = exec::cuda::current_device(), devices = std::max(1, exec::cuda::device_count());
@@ -699,7 +660,7 @@ void Simulation::check_memory() {
       context.available = {user, "HEMO_MEMORY_LIMIT_BYTES", true};
     } else {
       context.available = {device_free_at_start_, str("free on GPU ", device, " at the start (cudaMemGetInfo)"), false};
-      context.sharing = (local + devices - 1) / devices;
+      context.sharing = setup::ranks_per_device(local, devices);
     }
   } else {
     context.available = host_memory_available();
@@ -751,7 +712,7 @@ void Simulation::select_backend() {
                           fmt_bytes(double(info.memory_bytes)), ")");
   } else {
     space_ = exec::Space::host;
-    summary_.device = str(cpu_model(), ", ", omp_get_max_threads(), " OpenMP thread(s)");
+    summary_.device = str(setup::cpu_model(), ", ", omp_get_max_threads(), " OpenMP thread(s)");
   }
   log::info("backend: " + summary_.backend + " on " + summary_.device);
 }

@@ -1,13 +1,17 @@
-// The set-up's estimates and choices (core/setup): the layout "auto" takes and the
-// Poiseuille estimate of a body force's velocity.
+// The set-up's estimates and choices (core/setup): the layout "auto" takes, the
+// Poiseuille estimate of a body force's velocity, and the ranks sharing a node.
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "core/geometry/voxel_grid.hpp"
 #include "core/setup/flow_numbers.hpp"
 #include "core/setup/layout_choice.hpp"
+#include "core/setup/resources.hpp"
 
 using namespace hemo;
 
@@ -60,4 +64,24 @@ TEST_CASE("Poiseuille estimate: a pipe's centre line g R^2 / (4 nu) with R = L /
   CHECK(setup::poiseuille_centre_velocity(g, L, nu, false) == doctest::Approx(g * L * L / (8 * nu)));
   CHECK(setup::geometry_length_source("pipe") == "pipe diameter");
   CHECK(setup::geometry_length_source("box") == "smallest box edge");
+}
+
+TEST_CASE("ranks on this node: the launcher's count, at most the run's; in-process ranks all; else 1") {
+  auto env = [](std::map<std::string, std::string> vars) {
+    return [vars](const char* name) -> const char* {
+      const auto it = vars.find(name);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    };
+  };
+  CHECK(setup::ranks_on_this_node(8, false, env({{"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}})) == 4);
+  CHECK(setup::ranks_on_this_node(2, false, env({{"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}})) == 2);
+  CHECK(setup::ranks_on_this_node(8, false, env({{"SLURM_NTASKS_PER_NODE", "2"}})) == 2);
+  CHECK(setup::ranks_on_this_node(8, false, env({{"MPI_LOCALNRANKS", "junk"}, {"SLURM_NTASKS_PER_NODE", "3"}})) == 3);
+  CHECK(setup::ranks_on_this_node(8, false, env({})) == 1);
+  CHECK(setup::ranks_on_this_node(3, true, env({})) == 3);
+  CHECK(setup::ranks_per_device(4, 4) == 1);
+  CHECK(setup::ranks_per_device(5, 4) == 2);
+  CHECK(setup::ranks_per_device(1, 8) == 1);
+  CHECK(setup::voxel_limit() <= (std::int64_t(1) << 31));
+  CHECK(!setup::cpu_model().empty());
 }
