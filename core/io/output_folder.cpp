@@ -6,12 +6,12 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <cstdlib>
 #include <system_error>
 
 #include "core/common/error.hpp"

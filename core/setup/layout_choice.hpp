@@ -1,9 +1,9 @@
 #pragma once
 // lattice.layout = "auto": whether the populations go into 4^3 bricks or the node list.
-// Bricks were measured faster on the GPU (since the warp's shared pull sources, e6fd289)
-// at every fill timed, 0.815 to 0.931 on the patient aorta with fp32 (1.09x to 1.29x the
-// node list) and fp16s (1.12x to 1.18x; docs/layout_fill.md), and at 1.0 (the box); on
-// the CPU slower. So bricks on the GPU at a fill of at least the lowest timed, where
+// Bricks were measured faster on the GPU (with the warp's shared pull sources) at every
+// fill timed, 0.815 to 0.931 on the patient aorta with fp32 (1.09x to 1.29x the node
+// list) and fp16s (1.12x to 1.18x; docs/layout_fill.md), and at 1.0 (the box); on the
+// CPU slower. So bricks on the GPU at a fill of at least the lowest timed, where
 // their constraints allow; the node list otherwise.
 #include <array>
 #include <cstdint>

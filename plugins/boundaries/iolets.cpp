@@ -500,17 +500,17 @@ void IoletRuntime<Real>::setup(SetupStage& st) {
                   : specs_[i].windkessel;
     const phys::WindkesselRCR& m = w.model;
     if (specs_[i].is_absorbing()) {
-      // Q_mean starts at the flow the outlet is expected to carry (physics/windkessel.hpp,
-      // expected_outflow): its area share of the velocity iolets' lasting inflow.
-      double share = 0.0;
+      // Q_mean starts at the flow the outlet is expected to carry, its area share of the
+      // velocity iolets' lasting inflow (physics/windkessel.hpp, absorbing_start).
+      double expected_flow = 0.0;
       for (std::size_t k = 0; k < expected.outlets.size(); ++k)
         if (expected.outlets[k] == &specs_[i] && expected.inflow > 0.0)
-          share = expected.share[k] * expected.lasting_inflow / expected.inflow;
-      w.capacitor_pressure = phys::absorbing_start(m, share);
+          expected_flow = expected.share[k] * expected.lasting_inflow / expected.inflow;
+      w.capacitor_pressure = phys::absorbing_start(m, expected_flow);
       w.pressure = w.capacitor_pressure;  // p = p_c + R_p Q with Q = 0
       log::info(str("iolet '", specs_[i].name, "': absorbing pressure outlet, p + Z (Q - Q_mean) with Z = rho c_s / (pi r^2) = ",
                     fmt_g(acoustic, 4), " Pa s/m^3 (the lattice's characteristic impedance) and Q_mean over ",
-                    fmt_g(specs_[i].absorbing_time, 4), " s, from ", fmt_g(share, 4),
+                    fmt_g(specs_[i].absorbing_time, 4), " s, from ", fmt_g(expected_flow, 4),
                     " m^3/s (its area share of the inflow); damped coupling k = ",
                     fmt_g(m.resistance_proximal / w.impedance, 4)));
       continue;
